@@ -1,0 +1,7 @@
+//! kube-lifecycle-exporter: why Kubernetes pods, workloads and namespaces are stuck.
+//!
+//! The [`model`] holds a slim copy of the cluster, [`diagnosis`] turns it into
+//! findings with a bounded cause, [`output`] formats findings, and [`dump`] reads
+//! what `kubectl get -o json|yaml` prints into the model.
+
+pub mod model;

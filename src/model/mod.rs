@@ -1,0 +1,661 @@
+//! The slim cluster model: only what the diagnosis reads, in our own small types,
+//! with the indexes it needs. It changes only through [`Cluster::apply`],
+//! [`Cluster::delete`] and [`Cluster::reset`]; the file loader and the live
+//! watcher both speak just that.
+
+mod event;
+mod meta;
+mod namespace;
+mod node;
+mod pod;
+mod workload;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
+pub use meta::{
+    Condition, ConditionStatus, Labels, Meta, NotKept, ObjectKey, OwnerReference, Time,
+};
+pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
+pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
+pub use pod::{
+    ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
+    PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated, Waiting,
+    host_ports,
+};
+pub use workload::{
+    Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
+    DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+    PodTemplate, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
+    Toleration,
+};
+
+/// The kinds the model holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Pod,
+    Node,
+    Namespace,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Event,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Pod,
+        Kind::Node,
+        Kind::Namespace,
+        Kind::Deployment,
+        Kind::ReplicaSet,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::Event,
+    ];
+
+    /// The `kind` as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Pod => "Pod",
+            Kind::Node => "Node",
+            Kind::Namespace => "Namespace",
+            Kind::Deployment => "Deployment",
+            Kind::ReplicaSet => "ReplicaSet",
+            Kind::StatefulSet => "StatefulSet",
+            Kind::DaemonSet => "DaemonSet",
+            Kind::Event => "Event",
+        }
+    }
+
+    pub fn is_namespaced(self) -> bool {
+        !matches!(self, Kind::Node | Kind::Namespace)
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One object of a kind the model holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Object {
+    Pod(Pod),
+    Node(Node),
+    Namespace(Namespace),
+    Deployment(Deployment),
+    ReplicaSet(ReplicaSet),
+    StatefulSet(StatefulSet),
+    DaemonSet(DaemonSet),
+    Event(Event),
+}
+
+impl Object {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Object::Pod(_) => Kind::Pod,
+            Object::Node(_) => Kind::Node,
+            Object::Namespace(_) => Kind::Namespace,
+            Object::Deployment(_) => Kind::Deployment,
+            Object::ReplicaSet(_) => Kind::ReplicaSet,
+            Object::StatefulSet(_) => Kind::StatefulSet,
+            Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::Event(_) => Kind::Event,
+        }
+    }
+
+    /// Namespace and name (namespace empty for cluster-scoped kinds).
+    pub fn key(&self) -> ObjectKey {
+        match self {
+            Object::Pod(o) => ObjectKey::from(&o.metadata),
+            Object::Node(o) => ObjectKey::new("", o.metadata.name.clone()),
+            Object::Namespace(o) => ObjectKey::new("", o.metadata.name.clone()),
+            Object::Deployment(o) => ObjectKey::from(&o.metadata),
+            Object::ReplicaSet(o) => ObjectKey::from(&o.metadata),
+            Object::StatefulSet(o) => ObjectKey::from(&o.metadata),
+            Object::DaemonSet(o) => ObjectKey::from(&o.metadata),
+            Object::Event(o) => o.key.clone(),
+        }
+    }
+}
+
+/// A controller as named in its dependents' `ownerReferences`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OwnerKey {
+    pub namespace: String,
+    pub kind: String,
+    pub name: String,
+}
+
+impl OwnerKey {
+    pub fn new(namespace: &str, kind: Kind, name: &str) -> Self {
+        OwnerKey {
+            namespace: namespace.to_string(),
+            kind: kind.as_str().to_string(),
+            name: name.to_string(),
+        }
+    }
+
+    fn controller_of<L>(meta: &Meta<L>) -> Option<OwnerKey> {
+        meta.controller().map(|o| OwnerKey {
+            namespace: meta.namespace.clone(),
+            kind: o.kind.clone(),
+            name: o.name.clone(),
+        })
+    }
+}
+
+/// Warning events kept per object: enough to see the latest of each reason.
+pub const MAX_EVENTS_PER_OBJECT: usize = 16;
+
+/// Warning events, indexed by the object they are about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct EventStore {
+    by_subject: BTreeMap<(String, String, String), Vec<Event>>,
+    subject_of: HashMap<ObjectKey, (String, String, String)>,
+}
+
+impl EventStore {
+    fn subject(event: &Event) -> (String, String, String) {
+        let r = &event.regarding;
+        let namespace = if r.namespace.is_empty() {
+            event.key.namespace.clone()
+        } else {
+            r.namespace.clone()
+        };
+        (namespace, r.kind.clone(), r.name.clone())
+    }
+
+    fn apply(&mut self, event: Event) {
+        self.delete(&event.key);
+        // The diagnosis reads only warnings; the live watcher asks for `type=Warning`.
+        if !event.warning {
+            return;
+        }
+        let subject = Self::subject(&event);
+        self.subject_of.insert(event.key.clone(), subject.clone());
+        let list = self.by_subject.entry(subject).or_default();
+        list.push(event);
+        if list.len() > MAX_EVENTS_PER_OBJECT {
+            // Drop the one seen least recently.
+            if let Some(oldest) = list
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, e)| e.last_seen)
+                .map(|(i, _)| i)
+            {
+                let dropped = list.remove(oldest);
+                self.subject_of.remove(&dropped.key);
+            }
+        }
+    }
+
+    fn delete(&mut self, key: &ObjectKey) {
+        let Some(subject) = self.subject_of.remove(key) else {
+            return;
+        };
+        if let Some(list) = self.by_subject.get_mut(&subject) {
+            list.retain(|e| &e.key != key);
+            if list.is_empty() {
+                self.by_subject.remove(&subject);
+            }
+        }
+    }
+
+    /// Forget events last seen before `cutoff`.
+    fn prune(&mut self, cutoff: Time) {
+        let subject_of = &mut self.subject_of;
+        self.by_subject.retain(|_, list| {
+            list.retain(|e| {
+                let keep = e.last_seen.is_none_or(|t| t >= cutoff);
+                if !keep {
+                    subject_of.remove(&e.key);
+                }
+                keep
+            });
+            !list.is_empty()
+        });
+    }
+
+    fn len(&self) -> usize {
+        self.subject_of.len()
+    }
+}
+
+/// The cluster as the diagnosis sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    pods: BTreeMap<ObjectKey, Pod>,
+    nodes: BTreeMap<String, Node>,
+    namespaces: BTreeMap<String, Namespace>,
+    deployments: BTreeMap<ObjectKey, Deployment>,
+    replica_sets: BTreeMap<ObjectKey, ReplicaSet>,
+    stateful_sets: BTreeMap<ObjectKey, StatefulSet>,
+    daemon_sets: BTreeMap<ObjectKey, DaemonSet>,
+    events: EventStore,
+    pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
+    pods_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    replica_sets_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    listed: BTreeSet<Kind>,
+}
+
+fn index_insert(
+    index: &mut BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    owner: Option<OwnerKey>,
+    key: &ObjectKey,
+) {
+    if let Some(owner) = owner {
+        index.entry(owner).or_default().insert(key.clone());
+    }
+}
+
+fn index_remove(
+    index: &mut BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    owner: Option<OwnerKey>,
+    key: &ObjectKey,
+) {
+    if let Some(owner) = owner
+        && let Some(set) = index.get_mut(&owner)
+    {
+        set.remove(key);
+        if set.is_empty() {
+            index.remove(&owner);
+        }
+    }
+}
+
+impl Cluster {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or replaces an object, keeping the indexes in step.
+    pub fn apply(&mut self, object: Object) {
+        self.listed.insert(object.kind());
+        let key = object.key();
+        match object {
+            Object::Pod(pod) => {
+                self.unindex_pod(&key);
+                self.index_pod(&key, &pod);
+                self.pods.insert(key, pod);
+            }
+            Object::Node(node) => {
+                self.nodes.insert(key.name, node);
+            }
+            Object::Namespace(ns) => {
+                self.namespaces.insert(key.name, ns);
+            }
+            Object::Deployment(d) => {
+                self.deployments.insert(key, d);
+            }
+            Object::ReplicaSet(rs) => {
+                if let Some(old) = self.replica_sets.get(&key) {
+                    index_remove(
+                        &mut self.replica_sets_by_owner,
+                        OwnerKey::controller_of(&old.metadata),
+                        &key,
+                    );
+                }
+                index_insert(
+                    &mut self.replica_sets_by_owner,
+                    OwnerKey::controller_of(&rs.metadata),
+                    &key,
+                );
+                self.replica_sets.insert(key, rs);
+            }
+            Object::StatefulSet(s) => {
+                self.stateful_sets.insert(key, s);
+            }
+            Object::DaemonSet(d) => {
+                self.daemon_sets.insert(key, d);
+            }
+            Object::Event(e) => self.events.apply(e),
+        }
+    }
+
+    /// Removes an object; a key that is not held is ignored.
+    pub fn delete(&mut self, kind: Kind, key: &ObjectKey) {
+        match kind {
+            Kind::Pod => {
+                self.unindex_pod(key);
+                self.pods.remove(key);
+            }
+            Kind::Node => {
+                self.nodes.remove(&key.name);
+            }
+            Kind::Namespace => {
+                self.namespaces.remove(&key.name);
+            }
+            Kind::Deployment => {
+                self.deployments.remove(key);
+            }
+            Kind::ReplicaSet => {
+                if let Some(old) = self.replica_sets.remove(key) {
+                    index_remove(
+                        &mut self.replica_sets_by_owner,
+                        OwnerKey::controller_of(&old.metadata),
+                        key,
+                    );
+                }
+            }
+            Kind::StatefulSet => {
+                self.stateful_sets.remove(key);
+            }
+            Kind::DaemonSet => {
+                self.daemon_sets.remove(key);
+            }
+            Kind::Event => self.events.delete(key),
+        }
+    }
+
+    /// Replaces every object of `kind` with `objects` (a relist): what is not in
+    /// the new list is gone. Objects of another kind in `objects` are applied too.
+    pub fn reset(&mut self, kind: Kind, objects: impl IntoIterator<Item = Object>) {
+        self.clear(kind);
+        self.listed.insert(kind);
+        for object in objects {
+            self.apply(object);
+        }
+    }
+
+    fn clear(&mut self, kind: Kind) {
+        match kind {
+            Kind::Pod => {
+                self.pods.clear();
+                self.pods_by_node.clear();
+                self.pods_by_owner.clear();
+            }
+            Kind::Node => self.nodes.clear(),
+            Kind::Namespace => self.namespaces.clear(),
+            Kind::Deployment => self.deployments.clear(),
+            Kind::ReplicaSet => {
+                self.replica_sets.clear();
+                self.replica_sets_by_owner.clear();
+            }
+            Kind::StatefulSet => self.stateful_sets.clear(),
+            Kind::DaemonSet => self.daemon_sets.clear(),
+            Kind::Event => self.events = EventStore::default(),
+        }
+    }
+
+    /// Forgets warning events last seen before `cutoff` (the live watcher bounds
+    /// their age with this; a file is diagnosed with all it holds).
+    pub fn prune_events(&mut self, cutoff: Time) {
+        self.events.prune(cutoff);
+    }
+
+    /// Records that `kind` was listed even if no object of it exists, so that
+    /// absence means "none" rather than "not looked at".
+    pub fn mark_listed(&mut self, kind: Kind) {
+        self.listed.insert(kind);
+    }
+
+    /// Whether objects of `kind` were listed at all. Without nodes, for instance,
+    /// a pod's node cannot be called missing.
+    pub fn has_listed(&self, kind: Kind) -> bool {
+        self.listed.contains(&kind)
+    }
+
+    pub fn len(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Pod => self.pods.len(),
+            Kind::Node => self.nodes.len(),
+            Kind::Namespace => self.namespaces.len(),
+            Kind::Deployment => self.deployments.len(),
+            Kind::ReplicaSet => self.replica_sets.len(),
+            Kind::StatefulSet => self.stateful_sets.len(),
+            Kind::DaemonSet => self.daemon_sets.len(),
+            Kind::Event => self.events.len(),
+        }
+    }
+
+    fn index_pod(&mut self, key: &ObjectKey, pod: &Pod) {
+        if !pod.spec.node_name.is_empty() {
+            self.pods_by_node
+                .entry(pod.spec.node_name.clone())
+                .or_default()
+                .insert(key.clone());
+        }
+        index_insert(
+            &mut self.pods_by_owner,
+            OwnerKey::controller_of(&pod.metadata),
+            key,
+        );
+    }
+
+    fn unindex_pod(&mut self, key: &ObjectKey) {
+        let Some(old) = self.pods.get(key) else {
+            return;
+        };
+        let node = old.spec.node_name.clone();
+        let owner = OwnerKey::controller_of(&old.metadata);
+        if let Some(set) = self.pods_by_node.get_mut(&node) {
+            set.remove(key);
+            if set.is_empty() {
+                self.pods_by_node.remove(&node);
+            }
+        }
+        index_remove(&mut self.pods_by_owner, owner, key);
+    }
+
+    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.values()
+    }
+
+    pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
+        self.pods.get(key)
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.values()
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name)
+    }
+
+    pub fn namespaces(&self) -> impl Iterator<Item = &Namespace> {
+        self.namespaces.values()
+    }
+
+    pub fn deployments(&self) -> impl Iterator<Item = &Deployment> {
+        self.deployments.values()
+    }
+
+    pub fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
+        self.stateful_sets.values()
+    }
+
+    pub fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
+        self.daemon_sets.values()
+    }
+
+    /// Pods bound to a node.
+    pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods_by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pods.get(k))
+    }
+
+    /// Pods whose controller is the named object. When both sides know the
+    /// owner's uid they must agree, so a recreated namesake does not adopt pods.
+    pub fn pods_owned_by<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        uid: &'a str,
+    ) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods_by_owner
+            .get(&OwnerKey::new(namespace, kind, name))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pods.get(k))
+            .filter(move |p| owner_uid_agrees(&p.metadata, uid))
+    }
+
+    /// ReplicaSets whose controller is the named Deployment.
+    pub fn replica_sets_of<'a>(
+        &'a self,
+        deployment: &'a Deployment,
+    ) -> impl Iterator<Item = &'a ReplicaSet> + 'a {
+        let d = &deployment.metadata;
+        self.replica_sets_by_owner
+            .get(&OwnerKey::new(&d.namespace, Kind::Deployment, &d.name))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.replica_sets.get(k))
+            .filter(move |rs| owner_uid_agrees(&rs.metadata, &d.uid))
+    }
+
+    /// Warning events about an object, oldest first. Events that name a
+    /// different uid are about an earlier object of the same name and are left out.
+    pub fn events_about<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        uid: &'a str,
+    ) -> impl Iterator<Item = &'a Event> + 'a {
+        let mut list: Vec<&Event> = self
+            .events
+            .by_subject
+            .get(&(
+                namespace.to_string(),
+                kind.as_str().to_string(),
+                name.to_string(),
+            ))
+            .into_iter()
+            .flatten()
+            .filter(move |e| e.regarding.uid.is_empty() || uid.is_empty() || e.regarding.uid == uid)
+            .collect();
+        list.sort_by_key(|e| (e.last_seen, e.key.name.clone()));
+        list.into_iter()
+    }
+}
+
+fn owner_uid_agrees<L>(meta: &Meta<L>, owner_uid: &str) -> bool {
+    match meta.controller() {
+        Some(o) => o.uid.is_empty() || owner_uid.is_empty() || o.uid == owner_uid,
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(json: &str) -> Object {
+        Object::Pod(serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn indexes_follow_apply_update_and_delete() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"ns","ownerReferences":[
+                {"kind":"ReplicaSet","name":"rs","uid":"u-rs","controller":true}]},
+                "spec":{"nodeName":"n1"}}"#,
+        ));
+        assert_eq!(c.pods_on_node("n1").count(), 1);
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "u-rs")
+                .count(),
+            1
+        );
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "other-uid")
+                .count(),
+            0
+        );
+
+        // Rescheduled onto another node: the old index entry goes.
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"ns"},"spec":{"nodeName":"n2"}}"#,
+        ));
+        assert_eq!(c.pods_on_node("n1").count(), 0);
+        assert_eq!(c.pods_on_node("n2").count(), 1);
+        assert_eq!(c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "").count(), 0);
+
+        c.delete(Kind::Pod, &ObjectKey::new("ns", "a"));
+        assert_eq!(c.len(Kind::Pod), 0);
+        assert_eq!(c.pods_on_node("n2").count(), 0);
+        assert_eq!(c, {
+            let mut empty = Cluster::new();
+            empty.mark_listed(Kind::Pod);
+            empty
+        });
+    }
+
+    #[test]
+    fn reset_drops_what_the_relist_no_longer_has() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"gone","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.apply(pod(
+            r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.reset(
+            Kind::Pod,
+            [pod(
+                r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+            )],
+        );
+        let names: Vec<_> = c
+            .pods_on_node("n1")
+            .map(|p| p.metadata.name.as_str())
+            .collect();
+        assert_eq!(names, ["kept"]);
+    }
+
+    fn warning(name: &str, pod_uid: &str, last: &str) -> Object {
+        let e: CoreEvent = serde_json::from_str(&format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},"type":"Warning","reason":"Failed",
+                "message":"m","involvedObject":{{"kind":"Pod","name":"p","namespace":"ns","uid":"{pod_uid}"}},
+                "lastTimestamp":"{last}"}}"#
+        ))
+        .unwrap();
+        Object::Event(e.into())
+    }
+
+    #[test]
+    fn events_are_bounded_filtered_by_uid_and_prunable() {
+        let mut c = Cluster::new();
+        for i in 0..(MAX_EVENTS_PER_OBJECT + 4) {
+            c.apply(warning(
+                &format!("e{i:02}"),
+                "u1",
+                &format!("2024-05-01T10:{i:02}:00Z"),
+            ));
+        }
+        c.apply(warning("old-pod", "u0", "2024-05-01T11:00:00Z"));
+        let seen: Vec<_> = c
+            .events_about(Kind::Pod, "ns", "p", "u1")
+            .map(|e| e.key.name.clone())
+            .collect();
+        assert_eq!(seen.len(), MAX_EVENTS_PER_OBJECT - 1);
+        assert_eq!(seen.first().map(String::as_str), Some("e05"));
+        c.prune_events("2024-05-01T10:15:00Z".parse().unwrap());
+        assert_eq!(c.events_about(Kind::Pod, "ns", "p", "u1").count(), 5);
+        c.delete(Kind::Event, &ObjectKey::new("ns", "e19"));
+        assert_eq!(c.events_about(Kind::Pod, "ns", "p", "u1").count(), 4);
+    }
+
+    #[test]
+    fn normal_events_are_not_kept() {
+        let mut c = Cluster::new();
+        let e: CoreEvent = serde_json::from_str(
+            r#"{"metadata":{"name":"e","namespace":"ns"},"type":"Normal","reason":"Pulled",
+                "involvedObject":{"kind":"Pod","name":"p","namespace":"ns"}}"#,
+        )
+        .unwrap();
+        c.apply(Object::Event(e.into()));
+        assert_eq!(c.len(Kind::Event), 0);
+    }
+}

@@ -1,0 +1,346 @@
+//! The slim Pod: what the diagnosis reads from `v1/Pod`, nothing else.
+
+use serde::{Deserialize, Deserializer};
+
+use super::meta::{Condition, ConditionStatus, Meta, Time, nullable};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Pod {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: PodSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: PodStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub node_name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub host_network: bool,
+    #[serde(default, deserialize_with = "nullable")]
+    pub scheduling_gates: Vec<SchedulingGate>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub containers: Vec<ContainerSpec>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub init_containers: Vec<ContainerSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct SchedulingGate {
+    #[serde(default, deserialize_with = "nullable")]
+    pub name: String,
+}
+
+/// A container of a pod spec or pod template: only its ports matter here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub ports: Vec<ContainerPort>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    #[serde(default, deserialize_with = "nullable")]
+    pub container_port: i32,
+    #[serde(default)]
+    pub host_port: Option<i32>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub protocol: String,
+}
+
+/// A port a pod holds on its node's network namespace.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostPort {
+    pub port: i32,
+    /// `TCP` unless the spec says otherwise (the API default).
+    pub protocol: String,
+}
+
+/// The host ports a set of containers claims. With `hostNetwork` every container
+/// port is a host port (the API defaults `hostPort` to `containerPort` there).
+pub fn host_ports(containers: &[ContainerSpec], host_network: bool) -> Vec<HostPort> {
+    let mut ports: Vec<HostPort> = containers
+        .iter()
+        .flat_map(|c| c.ports.iter())
+        .filter_map(|p| {
+            let port = match p.host_port {
+                Some(port) if port > 0 => port,
+                _ if host_network && p.container_port > 0 => p.container_port,
+                _ => return None,
+            };
+            let protocol = if p.protocol.is_empty() {
+                "TCP".to_string()
+            } else {
+                p.protocol.clone()
+            };
+            Some(HostPort { port, protocol })
+        })
+        .collect();
+    ports.sort();
+    ports.dedup();
+    ports
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum PodPhase {
+    /// The API server sets `Pending` on create, so a missing phase reads as Pending.
+    #[default]
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    #[serde(other)]
+    Unknown,
+}
+
+impl PodPhase {
+    /// Succeeded and Failed are terminal: controllers stop counting such pods.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub phase: PodPhase,
+    #[serde(default, deserialize_with = "nullable")]
+    pub reason: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub message: String,
+    #[serde(default, deserialize_with = "pod_conditions")]
+    pub conditions: PodConditions,
+    #[serde(default)]
+    pub start_time: Option<Time>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub init_container_statuses: Vec<ContainerStatus>,
+}
+
+/// The pod conditions the diagnosis reads; the others are dropped while parsing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodConditions {
+    pub pod_scheduled: Option<Condition>,
+    pub ready: Option<Condition>,
+    /// Why the pod is being disrupted (taint eviction, preemption, API eviction), 1.26+.
+    pub disruption_target: Option<Condition>,
+}
+
+fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
+    let all: Vec<Condition> = nullable(deserializer)?;
+    let mut kept = PodConditions::default();
+    for condition in all {
+        let slot = match condition.type_.as_str() {
+            "PodScheduled" => &mut kept.pod_scheduled,
+            "Ready" => &mut kept.ready,
+            "DisruptionTarget" => &mut kept.disruption_target,
+            _ => continue,
+        };
+        *slot = Some(condition);
+    }
+    Ok(kept)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub image: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub ready: bool,
+    #[serde(default, deserialize_with = "nullable")]
+    pub restart_count: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub state: ContainerState,
+    #[serde(default, deserialize_with = "nullable")]
+    pub last_state: ContainerState,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ContainerState {
+    #[serde(default)]
+    pub waiting: Option<Waiting>,
+    #[serde(default)]
+    pub running: Option<Running>,
+    #[serde(default)]
+    pub terminated: Option<Terminated>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Waiting {
+    #[serde(default, deserialize_with = "nullable")]
+    pub reason: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Running {
+    #[serde(default)]
+    pub started_at: Option<Time>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Terminated {
+    #[serde(default, deserialize_with = "nullable")]
+    pub exit_code: i32,
+    #[serde(default)]
+    pub signal: Option<i32>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub reason: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub message: String,
+    #[serde(default)]
+    pub started_at: Option<Time>,
+    #[serde(default)]
+    pub finished_at: Option<Time>,
+}
+
+/// Which list of the pod a container status came from; events name containers
+/// by field path (`spec.containers{app}`, `spec.initContainers{init}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerKind {
+    Init,
+    Regular,
+}
+
+impl ContainerKind {
+    pub fn field_path(self, container: &str) -> String {
+        match self {
+            ContainerKind::Init => format!("spec.initContainers{{{container}}}"),
+            ContainerKind::Regular => format!("spec.containers{{{container}}}"),
+        }
+    }
+}
+
+impl Pod {
+    pub fn is_terminating(&self) -> bool {
+        self.metadata.deletion_timestamp.is_some()
+    }
+
+    /// When deletion was requested: the deadline minus the grace period.
+    /// A later delete with a shorter grace period moves both, so this is the time
+    /// of the request that set the current deadline.
+    pub fn deletion_requested(&self) -> Option<Time> {
+        let deadline = self.metadata.deletion_timestamp?;
+        let grace = self
+            .metadata
+            .deletion_grace_period_seconds
+            .unwrap_or(0)
+            .max(0);
+        Some(
+            deadline
+                .checked_sub(jiff::SignedDuration::from_secs(grace))
+                .unwrap_or(deadline),
+        )
+    }
+
+    /// Every container status, init containers first, with the list it came from.
+    pub fn container_statuses(&self) -> impl Iterator<Item = (ContainerKind, &ContainerStatus)> {
+        self.status
+            .init_container_statuses
+            .iter()
+            .map(|s| (ContainerKind::Init, s))
+            .chain(
+                self.status
+                    .container_statuses
+                    .iter()
+                    .map(|s| (ContainerKind::Regular, s)),
+            )
+    }
+
+    pub fn host_ports(&self) -> Vec<HostPort> {
+        let mut ports = host_ports(&self.spec.containers, self.spec.host_network);
+        ports.extend(host_ports(
+            &self.spec.init_containers,
+            self.spec.host_network,
+        ));
+        ports.sort();
+        ports.dedup();
+        ports
+    }
+
+    /// When the scheduler bound the pod, if it says so.
+    pub fn scheduled_at(&self) -> Option<Time> {
+        self.status
+            .conditions
+            .pod_scheduled
+            .as_ref()
+            .filter(|c| c.status == ConditionStatus::True)
+            .and_then(|c| c.last_transition_time)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deletion_request_is_deadline_minus_grace() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"metadata":{"name":"p","deletionTimestamp":"2024-05-01T10:00:30Z",
+                "deletionGracePeriodSeconds":30}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            pod.deletion_requested().unwrap().to_string(),
+            "2024-05-01T10:00:00Z"
+        );
+    }
+
+    #[test]
+    fn a_pod_with_null_everything_parses() {
+        let pod: Pod =
+            serde_json::from_str(r#"{"metadata":null,"spec":null,"status":null}"#).unwrap();
+        assert_eq!(pod.status.phase, PodPhase::Pending);
+        assert!(pod.container_statuses().next().is_none());
+    }
+
+    #[test]
+    fn only_the_conditions_read_are_kept() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"status":{"phase":"Running","conditions":[
+                {"type":"Initialized","status":"True"},
+                {"type":"Ready","status":"False","reason":"ContainersNotReady"},
+                {"type":"PodScheduled","status":"True","lastTransitionTime":"2024-05-01T10:00:00Z"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            pod.status.conditions.ready.as_ref().unwrap().reason,
+            "ContainersNotReady"
+        );
+        assert_eq!(
+            pod.scheduled_at().unwrap().to_string(),
+            "2024-05-01T10:00:00Z"
+        );
+    }
+
+    #[test]
+    fn host_network_turns_container_ports_into_host_ports() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"spec":{"hostNetwork":true,"containers":[{"name":"ne","ports":[
+                {"containerPort":9100,"name":"metrics"},{"containerPort":53,"protocol":"UDP"}]}]}}"#,
+        )
+        .unwrap();
+        let ports: Vec<_> = pod
+            .host_ports()
+            .iter()
+            .map(|p| (p.port, p.protocol.clone()))
+            .collect();
+        assert_eq!(ports, vec![(53, "UDP".into()), (9100, "TCP".into())]);
+    }
+}

@@ -1,0 +1,192 @@
+//! Slim Deployments, ReplicaSets, StatefulSets and DaemonSets.
+
+use serde::Deserialize;
+
+use super::meta::{Labels, Meta, nullable};
+use super::pod::ContainerSpec;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Deployment {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: DeploymentSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct DeploymentSpec {
+    /// The API defaults a missing count to 1.
+    #[serde(default)]
+    pub replicas: Option<i32>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub strategy: DeploymentStrategy,
+    #[serde(default, deserialize_with = "nullable")]
+    pub paused: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct DeploymentStrategy {
+    /// `RollingUpdate` (the default) or `Recreate`.
+    #[serde(rename = "type", default, deserialize_with = "nullable")]
+    pub type_: String,
+}
+
+impl Deployment {
+    pub fn is_recreate(&self) -> bool {
+        self.spec.strategy.type_ == "Recreate"
+    }
+
+    pub fn desired_replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ReplicaSet {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: ReplicaSetSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ReplicaSetSpec {
+    #[serde(default)]
+    pub replicas: Option<i32>,
+}
+
+impl ReplicaSet {
+    pub fn desired_replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StatefulSet {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: StatefulSetSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSetSpec {
+    #[serde(default)]
+    pub replicas: Option<i32>,
+    /// `OrderedReady` (the default) or `Parallel`.
+    #[serde(default, deserialize_with = "nullable")]
+    pub pod_management_policy: String,
+}
+
+impl StatefulSet {
+    pub fn desired_replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct DaemonSet {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: DaemonSetSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: DaemonSetStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct DaemonSetSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub template: PodTemplate,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct PodTemplate {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: PodTemplateSpec,
+}
+
+/// The placement-relevant part of a pod template.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTemplateSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub node_selector: Labels,
+    #[serde(default, deserialize_with = "nullable")]
+    pub affinity: Affinity,
+    #[serde(default, deserialize_with = "nullable")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub host_network: bool,
+    #[serde(default, deserialize_with = "nullable")]
+    pub containers: Vec<ContainerSpec>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub init_containers: Vec<ContainerSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Affinity {
+    #[serde(default, deserialize_with = "nullable")]
+    pub node_affinity: NodeAffinity,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAffinity {
+    #[serde(default)]
+    pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelector {
+    #[serde(default, deserialize_with = "nullable")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelectorTerm {
+    #[serde(default, deserialize_with = "nullable")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct NodeSelectorRequirement {
+    #[serde(default, deserialize_with = "nullable")]
+    pub key: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, deserialize_with = "nullable")]
+    pub key: String,
+    /// `Equal` (the default) or `Exists`.
+    #[serde(default, deserialize_with = "nullable")]
+    pub operator: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub value: String,
+    /// Empty matches every effect.
+    #[serde(default, deserialize_with = "nullable")]
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub desired_number_scheduled: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub current_number_scheduled: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub number_ready: i32,
+}
