@@ -4,4 +4,10 @@
 //! findings with a bounded cause, [`output`] formats findings, and [`dump`] reads
 //! what `kubectl get -o json|yaml` prints into the model.
 
+pub mod age;
+pub mod diagnosis;
+#[cfg(test)]
+mod doc_blocks;
+pub mod dump;
 pub mod model;
+pub mod output;

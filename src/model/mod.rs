@@ -80,8 +80,10 @@ impl std::fmt::Display for Kind {
     }
 }
 
-/// One object of a kind the model holds.
+/// One object of a kind the model holds. Objects only pass through on their
+/// way into the model, so the size difference between kinds costs nothing held.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Object {
     Pod(Pod),
     Node(Node),
@@ -489,14 +491,15 @@ impl Cluster {
         kind: Kind,
         namespace: &str,
         name: &str,
-        uid: &'a str,
+        uid: &str,
     ) -> impl Iterator<Item = &'a Pod> + 'a {
+        let uid = uid.to_string();
         self.pods_by_owner
             .get(&OwnerKey::new(namespace, kind, name))
             .into_iter()
             .flatten()
             .filter_map(|k| self.pods.get(k))
-            .filter(move |p| owner_uid_agrees(&p.metadata, uid))
+            .filter(move |p| owner_uid_agrees(&p.metadata, &uid))
     }
 
     /// ReplicaSets whose controller is the named Deployment.
@@ -520,7 +523,7 @@ impl Cluster {
         kind: Kind,
         namespace: &str,
         name: &str,
-        uid: &'a str,
+        uid: &str,
     ) -> impl Iterator<Item = &'a Event> + 'a {
         let mut list: Vec<&Event> = self
             .events
@@ -532,7 +535,7 @@ impl Cluster {
             ))
             .into_iter()
             .flatten()
-            .filter(move |e| e.regarding.uid.is_empty() || uid.is_empty() || e.regarding.uid == uid)
+            .filter(|e| e.regarding.uid.is_empty() || uid.is_empty() || e.regarding.uid == uid)
             .collect();
         list.sort_by_key(|e| (e.last_seen, e.key.name.clone()));
         list.into_iter()

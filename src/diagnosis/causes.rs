@@ -1,0 +1,362 @@
+//! The closed vocabularies: anomalies and, per anomaly, the causes it can have.
+//! Every value here is a Prometheus label value and is documented in
+//! `docs/causes.md` (a test keeps the two in step). Nothing outside these lists
+//! ever becomes a `cause` or `reason` label.
+
+use std::fmt;
+
+/// Declares a closed vocabulary: an enum whose `as_str()` is its label value and
+/// whose `description()` is the line `docs/causes.md` carries for it.
+macro_rules! vocabulary {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $variant:ident = $label:literal : $description:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $( $variant, )+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$( $name::$variant, )+];
+
+            /// The label value.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $label, )+
+                }
+            }
+
+            /// One line saying what the value means.
+            pub fn description(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $description, )+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+vocabulary! {
+    /// The kinds of trouble the diagnosis recognises.
+    pub enum Anomaly {
+        PodTerminating = "pod_terminating": "A pod has a deletionTimestamp and is still there.",
+        RecreateBlocked = "recreate_blocked": "A Deployment with strategy Recreate creates no new pods because pods of its old ReplicaSets are not gone.",
+        StatefulSetBlocked = "statefulset_blocked": "A StatefulSet cannot recreate an ordinal because that ordinal's pod is stuck Terminating.",
+        NamespaceTerminating = "namespace_terminating": "A namespace is Terminating.",
+        PodPending = "pod_pending": "A pod is not bound to a node.",
+        ContainerCreating = "container_creating": "A scheduled pod's containers are still being created.",
+        ImagePull = "image_pull": "A container's image cannot be pulled or inspected.",
+        CrashLoop = "crash_loop": "A container is in CrashLoopBackOff.",
+        ContainerConfig = "container_config": "A container cannot be created or started because of its configuration.",
+        DaemonSetUnscheduled = "daemonset_unscheduled": "A DaemonSet runs on fewer nodes than it should.",
+    }
+}
+
+vocabulary! {
+    /// Why a pod is still Terminating (anomaly `pod_terminating`).
+    pub enum TerminatingCause {
+        Graceful = "graceful": "Before the deadline (deletionTimestamp): the grace period is still running; normal.",
+        NodeNotReady = "node_not_ready": "Past the deadline and the pod's node is Ready=False or Unknown: no kubelet confirms the containers stopped.",
+        NodeMissing = "node_missing": "Past the deadline and the pod's nodeName is not among the nodes: nothing will ever confirm the pod stopped.",
+        Finalizers = "finalizers": "Past the deadline, containers gone, and metadata.finalizers is not empty: a controller has not removed its finalizer.",
+        ContainersRunning = "containers_running": "Past the deadline with a container still running (or a kill that failed): the runtime does not stop it.",
+        CleanupPending = "cleanup_pending": "Past the deadline, no container running, no finalizer: the kubelet has not reclaimed the pod's volumes or cgroups (an unmount that fails, a busy device).",
+        Unknown = "unknown": "Past the deadline for none of the reasons above (for instance a pod never bound to a node).",
+    }
+}
+
+vocabulary! {
+    /// Why the pod that blocks a workload is not gone
+    /// (anomalies `recreate_blocked` and `statefulset_blocked`).
+    pub enum BlockingCause {
+        Graceful = "graceful": "The blocking pod is Terminating within its grace period; a rollout in progress.",
+        NodeNotReady = "node_not_ready": "The blocking pod's node is Ready=False or Unknown.",
+        NodeMissing = "node_missing": "The blocking pod's node no longer exists.",
+        Finalizers = "finalizers": "The blocking pod is held by finalizers.",
+        ContainersRunning = "containers_running": "The blocking pod's containers do not stop.",
+        CleanupPending = "cleanup_pending": "The blocking pod's containers stopped but the kubelet has not finished cleaning up.",
+        Unknown = "unknown": "The blocking pod is Terminating past its deadline for no reason found.",
+        NotDeleted = "not_deleted": "The blocking pod belongs to a ReplicaSet scaled to zero but has not been deleted yet.",
+    }
+}
+
+impl From<TerminatingCause> for BlockingCause {
+    fn from(cause: TerminatingCause) -> Self {
+        match cause {
+            TerminatingCause::Graceful => BlockingCause::Graceful,
+            TerminatingCause::NodeNotReady => BlockingCause::NodeNotReady,
+            TerminatingCause::NodeMissing => BlockingCause::NodeMissing,
+            TerminatingCause::Finalizers => BlockingCause::Finalizers,
+            TerminatingCause::ContainersRunning => BlockingCause::ContainersRunning,
+            TerminatingCause::CleanupPending => BlockingCause::CleanupPending,
+            TerminatingCause::Unknown => BlockingCause::Unknown,
+        }
+    }
+}
+
+vocabulary! {
+    /// Why a namespace is still Terminating (anomaly `namespace_terminating`),
+    /// from the namespace controller's conditions.
+    pub enum NamespaceCause {
+        DiscoveryFailed = "discovery_failed": "NamespaceDeletionDiscoveryFailure: an aggregated API (often metrics.k8s.io) does not answer, so the controller cannot list what to delete.",
+        GroupVersionParsingFailed = "group_version_parsing_failed": "NamespaceDeletionGroupVersionParsingFailure: an API group version could not be parsed.",
+        ContentDeletionFailed = "content_deletion_failed": "NamespaceDeletionContentFailure: deleting some content failed.",
+        FinalizersRemaining = "finalizers_remaining": "NamespaceFinalizersRemaining: objects in the namespace carry finalizers nobody removes.",
+        ContentRemaining = "content_remaining": "NamespaceContentRemaining: objects are still being deleted.",
+        NamespaceFinalizer = "namespace_finalizer": "The namespace is empty but spec.finalizers is not (the `kubernetes` finalizer or a third party's).",
+        Unknown = "unknown": "Terminating with no condition that explains it yet.",
+    }
+}
+
+vocabulary! {
+    /// Why a pod is Pending (anomaly `pod_pending`). All but the last two are
+    /// scheduler reasons, parsed from the PodScheduled condition with the number
+    /// of nodes each excluded; the finding's cause is the reason with most nodes.
+    pub enum PendingCause {
+        InsufficientCpu = "insufficient_cpu": "Insufficient cpu.",
+        InsufficientMemory = "insufficient_memory": "Insufficient memory.",
+        InsufficientPods = "insufficient_pods": "Insufficient pods: the node runs its maximum (kubelet --max-pods, 110 by default).",
+        InsufficientEphemeralStorage = "insufficient_ephemeral_storage": "Insufficient ephemeral-storage.",
+        InsufficientOther = "insufficient_other": "Insufficient of an extended resource (nvidia.com/gpu, hugepages, ...).",
+        NodeAffinity = "node_affinity": "The node did not match the pod's nodeSelector or node affinity.",
+        PodAffinity = "pod_affinity": "The node did not match the pod's pod affinity rules.",
+        PodAntiAffinity = "pod_anti_affinity": "The node did not match the pod's anti-affinity rules, or existing pods' anti-affinity.",
+        Taint = "taint": "The node had a taint the pod does not tolerate.",
+        NodeUnschedulable = "node_unschedulable": "The node is cordoned (spec.unschedulable).",
+        NodeNotReady = "node_not_ready": "The node is not ready or unreachable.",
+        HostPort = "host_port": "The node had no free port for the pod's hostPort.",
+        VolumeBinding = "volume_binding": "The pod's PersistentVolumeClaims are unbound or no volume can be bound.",
+        VolumeZone = "volume_zone": "The pod's volumes are bound to another zone or node (volume node affinity conflict).",
+        PvcNotFound = "pvc_not_found": "A PersistentVolumeClaim the pod uses does not exist.",
+        TopologySpread = "topology_spread": "The node did not satisfy the pod's topology spread constraints.",
+        TooManyVolumes = "too_many_volumes": "The node exceeds its maximum attachable volume count.",
+        Other = "other": "A scheduler reason not in this list (the message is kept).",
+        NotScheduled = "not_scheduled": "No PodScheduled condition and no node long after creation: no scheduler is working on the pod (down, or a schedulerName nobody serves).",
+        SchedulingGated = "scheduling_gated": "Held by spec.schedulingGates on purpose; informational, not alerted on.",
+    }
+}
+
+vocabulary! {
+    /// Why a scheduled pod's containers are stuck in ContainerCreating
+    /// (anomaly `container_creating`), from the pod's warning events.
+    pub enum CreatingCause {
+        SandboxImagePull = "sandbox_image_pull": "The pod sandbox (pause) image cannot be pulled.",
+        Cni = "cni": "The network plugin fails to set up the pod's network.",
+        SandboxOther = "sandbox_other": "Creating the pod sandbox fails for another reason.",
+        MountConfigmapMissing = "mount_configmap_missing": "A ConfigMap volume's ConfigMap does not exist.",
+        MountSecretMissing = "mount_secret_missing": "A Secret volume's Secret does not exist.",
+        MountTimeout = "mount_timeout": "Volumes did not attach or mount in time.",
+        MountFailed = "mount_failed": "Mounting a volume failed (NFS, CSI, ...) for a reason other than a missing ConfigMap or Secret.",
+        AttachFailed = "attach_failed": "Attaching a volume to the node failed.",
+        MultiAttach = "multi_attach": "A ReadWriteOnce volume is still attached to another node.",
+        Unknown = "unknown": "Still creating long after scheduling, with no warning event that explains it.",
+    }
+}
+
+vocabulary! {
+    /// Why a container's image is not there (anomaly `image_pull`). For
+    /// ImagePullBackOff the cause comes from the kubelet's `Failed` event, as the
+    /// back-off message itself carries none.
+    pub enum ImagePullCause {
+        NotFound = "not_found": "The image or tag does not exist (or the repository is private and says so).",
+        Unauthorized = "unauthorized": "The registry refused the credentials, or none were given (imagePullSecrets).",
+        Tls = "tls": "The registry's certificate is not trusted (self-signed, unknown authority, wrong name).",
+        HttpToHttps = "http_to_https": "The registry speaks plain HTTP and the runtime expects HTTPS (insecure registry not configured).",
+        QpsExceeded = "qps_exceeded": "The kubelet's own pull limit (registryPullQPS / --registry-qps) was hit.",
+        RateLimited = "rate_limited": "The registry rate-limits pulls (HTTP 429, toomanyrequests).",
+        Corrupt = "corrupt": "The image data is damaged (unknown blob, digest or size mismatch, failed layer extraction).",
+        Timeout = "timeout": "The pull timed out.",
+        Dns = "dns": "The registry host name does not resolve.",
+        ConnectionRefused = "connection_refused": "The registry is unreachable (connection refused, no route).",
+        NoSpace = "no_space": "The node has no disk space left for the image.",
+        PlatformMismatch = "platform_mismatch": "The image has no variant for the node's OS/architecture.",
+        InvalidName = "invalid_name": "InvalidImageName: the image reference cannot be parsed.",
+        NeverPull = "never_pull": "ErrImageNeverPull: imagePullPolicy Never and the image is not on the node.",
+        InspectError = "inspect_error": "ImageInspectError: the runtime cannot inspect the image on the node (often a damaged local image store).",
+        Unknown = "unknown": "The pull fails with a message not in this list, or no message says why.",
+    }
+}
+
+vocabulary! {
+    /// What the last termination of a crash-looping container says
+    /// (anomaly `crash_loop`).
+    pub enum CrashLoopCause {
+        OomKilled = "oom_killed": "OOMKilled: the container exceeded its memory limit.",
+        Error = "error": "The process exited with a non-zero code (see the exit code).",
+        ContainerCannotRun = "container_cannot_run": "ContainerCannotRun: the runtime could not run the process (docker).",
+        StartError = "start_error": "StartError: the runtime could not start the process (containerd, CRI-O).",
+        Completed = "completed": "Completed: the process exited 0, but the pod's restartPolicy restarts it.",
+        Unknown = "unknown": "No last termination is recorded, or its reason is not in this list.",
+    }
+}
+
+vocabulary! {
+    /// Why a container cannot be created or started (anomaly `container_config`:
+    /// CreateContainerConfigError, CreateContainerError, RunContainerError, StartError).
+    pub enum ConfigCause {
+        ConfigmapMissing = "configmap_missing": "A ConfigMap the container reads does not exist.",
+        SecretMissing = "secret_missing": "A Secret the container reads does not exist.",
+        KeyMissing = "key_missing": "A key the container reads is not in its ConfigMap or Secret.",
+        RunAsNonRoot = "run_as_non_root": "runAsNonRoot is set and the image runs as root, or as a user that cannot be verified.",
+        ExecNotFound = "exec_not_found": "The command or entrypoint does not exist in the image.",
+        ReadOnlyFs = "read_only_fs": "The runtime hit a read-only file system (often a damaged image or node disk).",
+        MountFailed = "mount_failed": "A volume or subPath could not be mounted into the container.",
+        NameConflict = "name_conflict": "The runtime still holds a container of the same name.",
+        Other = "other": "A message not in this list.",
+    }
+}
+
+vocabulary! {
+    /// Why a DaemonSet covers fewer nodes than it should (anomaly `daemonset_unscheduled`).
+    pub enum DaemonSetCause {
+        HostPortConflict = "host_port_conflict": "Another pod already holds the DaemonSet's hostPort on the nodes it misses.",
+        Unknown = "unknown": "No conflicting hostPort found.",
+    }
+}
+
+/// A finding's cause, tied to its anomaly by construction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    PodTerminating(TerminatingCause),
+    RecreateBlocked(BlockingCause),
+    StatefulSetBlocked(BlockingCause),
+    NamespaceTerminating(NamespaceCause),
+    PodPending(PendingCause),
+    ContainerCreating(CreatingCause),
+    ImagePull(ImagePullCause),
+    CrashLoop(CrashLoopCause),
+    ContainerConfig(ConfigCause),
+    DaemonSetUnscheduled(DaemonSetCause),
+}
+
+impl Cause {
+    pub fn anomaly(self) -> Anomaly {
+        match self {
+            Cause::PodTerminating(_) => Anomaly::PodTerminating,
+            Cause::RecreateBlocked(_) => Anomaly::RecreateBlocked,
+            Cause::StatefulSetBlocked(_) => Anomaly::StatefulSetBlocked,
+            Cause::NamespaceTerminating(_) => Anomaly::NamespaceTerminating,
+            Cause::PodPending(_) => Anomaly::PodPending,
+            Cause::ContainerCreating(_) => Anomaly::ContainerCreating,
+            Cause::ImagePull(_) => Anomaly::ImagePull,
+            Cause::CrashLoop(_) => Anomaly::CrashLoop,
+            Cause::ContainerConfig(_) => Anomaly::ContainerConfig,
+            Cause::DaemonSetUnscheduled(_) => Anomaly::DaemonSetUnscheduled,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::PodTerminating(c) => c.as_str(),
+            Cause::RecreateBlocked(c) | Cause::StatefulSetBlocked(c) => c.as_str(),
+            Cause::NamespaceTerminating(c) => c.as_str(),
+            Cause::PodPending(c) => c.as_str(),
+            Cause::ContainerCreating(c) => c.as_str(),
+            Cause::ImagePull(c) => c.as_str(),
+            Cause::CrashLoop(c) => c.as_str(),
+            Cause::ContainerConfig(c) => c.as_str(),
+            Cause::DaemonSetUnscheduled(c) => c.as_str(),
+        }
+    }
+
+    /// Every cause label an anomaly can carry, with its description.
+    pub fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
+        fn all<T: Copy>(
+            values: &[T],
+            f: impl Fn(T) -> (&'static str, &'static str),
+        ) -> Vec<(&'static str, &'static str)> {
+            values.iter().map(|v| f(*v)).collect()
+        }
+        match anomaly {
+            Anomaly::PodTerminating => {
+                all(TerminatingCause::ALL, |c| (c.as_str(), c.description()))
+            }
+            Anomaly::RecreateBlocked | Anomaly::StatefulSetBlocked => {
+                all(BlockingCause::ALL, |c| (c.as_str(), c.description()))
+            }
+            Anomaly::NamespaceTerminating => {
+                all(NamespaceCause::ALL, |c| (c.as_str(), c.description()))
+            }
+            Anomaly::PodPending => all(PendingCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::ContainerCreating => {
+                all(CreatingCause::ALL, |c| (c.as_str(), c.description()))
+            }
+            Anomaly::ImagePull => all(ImagePullCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::CrashLoop => all(CrashLoopCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::ContainerConfig => all(ConfigCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::DaemonSetUnscheduled => {
+                all(DaemonSetCause::ALL, |c| (c.as_str(), c.description()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Cause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The vocabulary as markdown: one table per anomaly (kept in `docs/causes.md`).
+pub fn markdown_tables() -> String {
+    let mut out = String::new();
+    for anomaly in Anomaly::ALL {
+        out.push_str(&format!("### `{anomaly}`\n\n{}\n\n", anomaly.description()));
+        out.push_str("| cause | meaning |\n|---|---|\n");
+        for (value, description) in Cause::vocabulary(*anomaly) {
+            out.push_str(&format!("| `{value}` | {description} |\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Label values must be valid, stable, snake_case and unique per anomaly.
+    #[test]
+    fn every_vocabulary_is_snake_case_and_unique() {
+        for anomaly in Anomaly::ALL {
+            let values = Cause::vocabulary(*anomaly);
+            let mut seen = std::collections::BTreeSet::new();
+            for (value, description) in &values {
+                assert!(
+                    value.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                    "{value}"
+                );
+                assert!(!description.is_empty());
+                assert!(seen.insert(*value), "duplicate {value} in {anomaly}");
+            }
+        }
+    }
+
+    /// docs/causes.md carries the vocabulary tables exactly as the code defines them.
+    #[test]
+    fn docs_list_the_whole_vocabulary() {
+        crate::doc_blocks::check("docs/causes.md", "vocabulary", &markdown_tables());
+    }
+}

@@ -1,0 +1,279 @@
+//! Container-level trouble on scheduled pods, read from each container's
+//! waiting state and the kubelet's warning events about the pod:
+//!
+//! - `container_creating`: ContainerCreating with sandbox, network, mount or
+//!   attach failures reported (or for too long with nothing reported);
+//! - `image_pull`: ErrImagePull, ImagePullBackOff, ImageInspectError,
+//!   InvalidImageName, ErrImageNeverPull. The back-off message says only
+//!   `Back-off pulling image "x"`: the cause is in the preceding ErrImagePull
+//!   message and the kubelet's `Failed` event for that container;
+//! - `crash_loop`: CrashLoopBackOff, judged by the last termination;
+//! - `container_config`: CreateContainerConfigError, CreateContainerError,
+//!   RunContainerError, StartError.
+
+use crate::model::{Cluster, ContainerStatus, Event, Kind, Pod, PodPhase, Terminated, Time};
+
+use super::classify;
+use super::image_ref::registry_host;
+use super::{
+    Cause, ConfigCause, CrashLoopCause, CreatingCause, Detail, Finding, ImagePullCause, Settings,
+    namespace_of, node_of,
+};
+
+/// Waiting reasons of a container whose image is not there (pkg/kubelet/images/types.go).
+const IMAGE_PULL_REASONS: &[&str] = &[
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "ImageInspectError",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+    "RegistryUnavailable",
+    "SignatureValidationFailed",
+];
+
+/// Waiting reasons of a container that cannot be created or started
+/// (pkg/kubelet/container/sync_result.go, kuberuntime).
+const CONFIG_REASONS: &[&str] = &[
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "StartError",
+    "PreStartHookError",
+    "PostStartHookError",
+];
+
+pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
+    for pod in cluster.pods().filter(|p| {
+        !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
+    }) {
+        let events: Vec<&Event> = cluster
+            .events_about(
+                Kind::Pod,
+                &pod.metadata.namespace,
+                &pod.metadata.name,
+                &pod.metadata.uid,
+            )
+            .collect();
+        let mut creating =
+            pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
+        for (kind, status) in pod.container_statuses() {
+            let Some(waiting) = &status.state.waiting else {
+                continue;
+            };
+            let reason = waiting.reason.as_str();
+            let container_events: Vec<&Event> = events
+                .iter()
+                .copied()
+                .filter(|e| e.regarding.field_path == kind.field_path(&status.name))
+                .collect();
+            let found = match reason {
+                "ContainerCreating" => {
+                    creating = true;
+                    None
+                }
+                _ if IMAGE_PULL_REASONS.contains(&reason) => {
+                    Some(image_pull(pod, status, &container_events))
+                }
+                "CrashLoopBackOff" => Some(crash_loop(pod, status, &container_events)),
+                _ if CONFIG_REASONS.contains(&reason) => {
+                    Some(container_config(pod, status, &container_events))
+                }
+                _ => None,
+            };
+            out.extend(found);
+        }
+        if creating {
+            out.extend(container_creating(pod, &events, now, settings));
+        }
+    }
+}
+
+fn pod_finding(
+    pod: &Pod,
+    container: Option<&str>,
+    cause: Cause,
+    since: Option<Time>,
+    message: String,
+    detail: Detail,
+) -> Finding {
+    Finding {
+        kind: Kind::Pod,
+        namespace: namespace_of(&pod.metadata.namespace),
+        name: pod.metadata.name.clone(),
+        container: container.map(str::to_string),
+        node: node_of(&pod.spec.node_name),
+        cause,
+        since,
+        message,
+        detail,
+    }
+}
+
+/// When the pod reached its node: scheduling time, else start time, else creation.
+fn on_node_since(pod: &Pod) -> Option<Time> {
+    pod.scheduled_at()
+        .or(pod.status.start_time)
+        .or(pod.metadata.creation_timestamp)
+}
+
+/// The first time any of `events` was seen.
+fn first_seen(events: &[&Event]) -> Option<Time> {
+    events.iter().filter_map(|e| e.first_seen).min()
+}
+
+fn container_creating(
+    pod: &Pod,
+    events: &[&Event],
+    now: Time,
+    settings: &Settings,
+) -> Option<Finding> {
+    let since = on_node_since(pod);
+    let explained = events
+        .iter()
+        .rev()
+        .find_map(|e| classify::creating_event(&e.reason, &e.message).map(|cause| (cause, *e)));
+    let (cause, message, since) = match explained {
+        Some((cause, event)) => (cause, event.message.clone(), since.or(event.first_seen)),
+        None => {
+            let since = since?;
+            let waited = now.duration_since(since);
+            if waited < settings.creating_after {
+                return None;
+            }
+            (
+                CreatingCause::Unknown,
+                format!(
+                    "containers still being created {} after the pod reached its node",
+                    crate::age::short(waited)
+                ),
+                Some(since),
+            )
+        }
+    };
+    Some(pod_finding(
+        pod,
+        None,
+        Cause::ContainerCreating(cause),
+        since,
+        message,
+        Detail::None,
+    ))
+}
+
+fn image_pull(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+    let waiting = status.state.waiting.clone().unwrap_or_default();
+    let pull_failures: Vec<&Event> = events
+        .iter()
+        .copied()
+        .filter(|e| classify::is_pull_failure_event(&e.reason, &e.message))
+        .collect();
+    let (cause, message) = match waiting.reason.as_str() {
+        "InvalidImageName" => (ImagePullCause::InvalidName, waiting.message.clone()),
+        "ErrImageNeverPull" => (ImagePullCause::NeverPull, waiting.message.clone()),
+        "ImageInspectError" => (
+            ImagePullCause::InspectError,
+            first_non_empty(&[
+                &waiting.message,
+                pull_failures.last().map_or("", |e| e.message.as_str()),
+            ]),
+        ),
+        _ => {
+            // The ErrImagePull message, then the latest Failed event, then the
+            // waiting message (newer kubelets append the error to the back-off).
+            let mut candidates: Vec<&str> = Vec::new();
+            if waiting.reason == "ErrImagePull" {
+                candidates.push(&waiting.message);
+            }
+            candidates.extend(pull_failures.iter().rev().map(|e| e.message.as_str()));
+            candidates.push(&waiting.message);
+            candidates
+                .iter()
+                .find_map(|m| classify::image_pull(m).map(|c| (c, m.to_string())))
+                .unwrap_or_else(|| (ImagePullCause::Unknown, first_non_empty(&candidates)))
+        }
+    };
+    let image = status.image.clone();
+    pod_finding(
+        pod,
+        Some(&status.name),
+        Cause::ImagePull(cause),
+        first_seen(&pull_failures).or_else(|| on_node_since(pod)),
+        message,
+        Detail::ImagePull {
+            registry: registry_host(&image),
+            image,
+            waiting_reason: waiting.reason,
+        },
+    )
+}
+
+fn first_non_empty(messages: &[&str]) -> String {
+    messages
+        .iter()
+        .find(|m| !m.is_empty())
+        .copied()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+    let last: Option<&Terminated> = status
+        .last_state
+        .terminated
+        .as_ref()
+        .or(status.state.terminated.as_ref());
+    let cause = match last.map(|t| t.reason.as_str()) {
+        Some("OOMKilled") => CrashLoopCause::OomKilled,
+        Some("Error") => CrashLoopCause::Error,
+        Some("ContainerCannotRun") => CrashLoopCause::ContainerCannotRun,
+        Some("StartError") => CrashLoopCause::StartError,
+        Some("Completed") => CrashLoopCause::Completed,
+        _ => CrashLoopCause::Unknown,
+    };
+    let waiting = status
+        .state
+        .waiting
+        .as_ref()
+        .map_or("", |w| w.message.as_str());
+    let message = match last {
+        Some(t) if !t.message.is_empty() => t.message.clone(),
+        Some(t) => format!("last terminated: {} (exit code {})", t.reason, t.exit_code),
+        None => waiting.to_string(),
+    };
+    let back_offs: Vec<&Event> = events
+        .iter()
+        .copied()
+        .filter(|e| e.reason == "BackOff")
+        .collect();
+    pod_finding(
+        pod,
+        Some(&status.name),
+        Cause::CrashLoop(cause),
+        first_seen(&back_offs).or(last.and_then(|t| t.finished_at)),
+        message,
+        Detail::CrashLoop {
+            exit_code: last.map(|t| t.exit_code),
+            restarts: status.restart_count,
+        },
+    )
+}
+
+fn container_config(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+    let waiting = status.state.waiting.clone().unwrap_or_default();
+    let failures: Vec<&Event> = events
+        .iter()
+        .copied()
+        .filter(|e| e.reason == "Failed")
+        .collect();
+    let cause = classify::container_config(&waiting.message).unwrap_or(ConfigCause::Other);
+    pod_finding(
+        pod,
+        Some(&status.name),
+        Cause::ContainerConfig(cause),
+        first_seen(&failures).or_else(|| on_node_since(pod)),
+        waiting.message,
+        Detail::ContainerConfig {
+            waiting_reason: waiting.reason,
+        },
+    )
+}

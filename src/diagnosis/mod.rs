@@ -1,0 +1,167 @@
+//! The diagnosis: plain functions from the cluster model and a time to findings.
+//! No clock, no I/O, no async; the same model and `now` always give the same
+//! findings in the same order.
+//!
+//! One module per anomaly family decides its findings:
+//! - [`terminating`]: why a pod is still Terminating;
+//! - [`workloads`]: Recreate Deployments and StatefulSets blocked by such pods, DaemonSets short of nodes;
+//! - [`namespaces`]: why a namespace is still Terminating;
+//! - [`pending`]: why a pod is not scheduled;
+//! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors.
+//!
+//! [`classify`] holds the message tables they share.
+
+pub mod causes;
+pub mod classify;
+mod containers;
+pub mod image_ref;
+mod namespaces;
+mod pending;
+pub mod placement;
+pub mod runbook;
+mod terminating;
+mod workloads;
+
+use std::collections::BTreeMap;
+
+use jiff::SignedDuration;
+
+use crate::model::{Cluster, HostPort, Kind, Time};
+
+pub use causes::{
+    Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
+    ImagePullCause, NamespaceCause, PendingCause, TerminatingCause,
+};
+pub use runbook::Runbook;
+
+/// Thresholds for anomalies that are only anomalies after a while.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// A pod with no PodScheduled condition this long after creation is `not_scheduled`.
+    pub unscheduled_after: SignedDuration,
+    /// A scheduled pod still creating containers this long, with no event that
+    /// explains it, is `container_creating` with cause `unknown`.
+    pub creating_after: SignedDuration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            unscheduled_after: SignedDuration::from_mins(5),
+            creating_after: SignedDuration::from_mins(5),
+        }
+    }
+}
+
+/// One thing that is wrong, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: Kind,
+    /// `None` for cluster-scoped objects.
+    pub namespace: Option<String>,
+    pub name: String,
+    /// The container, for container-level anomalies.
+    pub container: Option<String>,
+    /// The node the pod is bound to, for pod-level anomalies.
+    pub node: Option<String>,
+    pub cause: Cause,
+    /// When the anomaly began, as the API shows it (deletion request, condition
+    /// transition, first warning event).
+    pub since: Option<Time>,
+    /// The message the cause was judged from: a condition's or event's text as
+    /// the API gave it, or a short statement of the fact used when no text was.
+    pub message: String,
+    pub detail: Detail,
+}
+
+impl Finding {
+    pub fn anomaly(&self) -> Anomaly {
+        self.cause.anomaly()
+    }
+
+    pub fn runbook(&self) -> Runbook {
+        Runbook::for_cause(self.cause)
+    }
+
+    fn order_key(&self) -> (Anomaly, &Option<String>, &str, &Option<String>) {
+        (self.anomaly(), &self.namespace, &self.name, &self.container)
+    }
+}
+
+/// Facts particular to an anomaly, for outputs that show more than the cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Detail {
+    None,
+    Terminating {
+        /// `deletionTimestamp - deletionGracePeriodSeconds`.
+        requested: Time,
+        /// `deletionTimestamp`.
+        deadline: Time,
+    },
+    Blocked {
+        /// Pods that must go before the controller creates anything.
+        blocking_pods: usize,
+        /// The one whose cause is reported: the longest in deletion.
+        oldest_pod: String,
+    },
+    NamespaceContent {
+        /// Resource (as the condition prints it, e.g. `pods.`) to instance count.
+        remaining_resources: BTreeMap<String, u64>,
+        /// Finalizer to the number of objects carrying it.
+        remaining_finalizers: BTreeMap<String, u64>,
+    },
+    Pending {
+        /// Scheduler reason to the number of nodes it excluded.
+        reasons: BTreeMap<PendingCause, u32>,
+        /// `N` of `0/N nodes are available`, when the message says.
+        nodes_total: Option<u32>,
+    },
+    ImagePull {
+        image: String,
+        registry: String,
+        /// ErrImagePull, ImagePullBackOff, ImageInspectError, ...
+        waiting_reason: String,
+    },
+    CrashLoop {
+        exit_code: Option<i32>,
+        restarts: i32,
+    },
+    ContainerConfig {
+        waiting_reason: String,
+    },
+    DaemonSet {
+        /// Ready nodes the DaemonSet's selector, affinity and tolerations admit.
+        eligible_nodes: usize,
+        /// Of those, nodes with no pod of the DaemonSet.
+        missing_nodes: usize,
+        desired: i32,
+        conflicting_port: Option<HostPort>,
+    },
+}
+
+/// Everything wrong in `cluster` at `now`, with default thresholds.
+pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
+    diagnose_with(cluster, now, &Settings::default())
+}
+
+/// Everything wrong in `cluster` at `now`, ordered by anomaly, namespace, name, container.
+pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    terminating::diagnose(cluster, now, &mut findings);
+    workloads::diagnose(cluster, now, &mut findings);
+    namespaces::diagnose(cluster, &mut findings);
+    pending::diagnose(cluster, now, settings, &mut findings);
+    containers::diagnose(cluster, now, settings, &mut findings);
+    findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+    findings
+}
+
+/// `Some(namespace)` unless empty.
+fn namespace_of(namespace: &str) -> Option<String> {
+    (!namespace.is_empty()).then(|| namespace.to_string())
+}
+
+/// `Some(node)` unless empty.
+fn node_of(node: &str) -> Option<String> {
+    (!node.is_empty()).then(|| node.to_string())
+}

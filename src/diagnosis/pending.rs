@@ -1,0 +1,91 @@
+//! Why a pod is not bound to a node. The scheduler writes its reasons into the
+//! PodScheduled condition (`0/5 nodes are available: 3 Insufficient cpu, ...`);
+//! the reason that excluded the most nodes is the cause. A pod that no scheduler
+//! ever touched has no PodScheduled condition at all.
+
+use crate::age;
+use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
+
+use super::classify;
+use super::{Cause, Detail, Finding, PendingCause, Settings, namespace_of};
+
+pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
+    out.extend(
+        cluster
+            .pods()
+            .filter(|p| {
+                p.status.phase == PodPhase::Pending
+                    && p.spec.node_name.is_empty()
+                    && !p.is_terminating()
+            })
+            .filter_map(|p| judge(p, now, settings)),
+    );
+}
+
+fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
+    let created = pod.metadata.creation_timestamp;
+    let finding = |cause, since, message: String, detail| Finding {
+        kind: Kind::Pod,
+        namespace: namespace_of(&pod.metadata.namespace),
+        name: pod.metadata.name.clone(),
+        container: None,
+        node: None,
+        cause: Cause::PodPending(cause),
+        since,
+        message,
+        detail,
+    };
+    let scheduled = pod.status.conditions.pod_scheduled.as_ref();
+    let gated = scheduled.is_some_and(|c| c.reason == "SchedulingGated");
+    if !pod.spec.scheduling_gates.is_empty() || gated {
+        let gates: Vec<_> = pod
+            .spec
+            .scheduling_gates
+            .iter()
+            .map(|g| g.name.as_str())
+            .collect();
+        return Some(finding(
+            PendingCause::SchedulingGated,
+            created,
+            format!("spec.schedulingGates: {}", gates.join(", ")),
+            Detail::None,
+        ));
+    }
+    match scheduled {
+        Some(c) if c.status != ConditionStatus::True => {
+            let parsed = classify::scheduler_reasons(&c.message);
+            // Ties go to the first reason in the vocabulary's order.
+            let cause = parsed
+                .reasons
+                .iter()
+                .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
+                .map(|(reason, _)| *reason)
+                .unwrap_or(PendingCause::Other);
+            Some(finding(
+                cause,
+                c.last_transition_time.or(created),
+                c.message.clone(),
+                Detail::Pending {
+                    reasons: parsed.reasons,
+                    nodes_total: parsed.nodes_total,
+                },
+            ))
+        }
+        Some(_) => None,
+        None => {
+            let created = created?;
+            let age = now.duration_since(created);
+            (age >= settings.unscheduled_after).then(|| {
+                finding(
+                    PendingCause::NotScheduled,
+                    Some(created),
+                    format!(
+                        "no scheduler has set PodScheduled {} after creation",
+                        age::short(age)
+                    ),
+                    Detail::None,
+                )
+            })
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! Workloads that cannot make progress because of their pods:
+//!
+//! - `recreate_blocked`: the deployment controller's Recreate strategy scales the
+//!   old ReplicaSets to zero and creates the new one only when no old pod is left
+//!   in a non-terminal phase (`oldPodsRunning` in pkg/controller/deployment/recreate.go:
+//!   a Terminating pod is still Running or Unknown, so it counts);
+//! - `statefulset_blocked`: the StatefulSet controller recreates an ordinal only
+//!   once the old pod object is gone;
+//! - `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover.
+
+use std::collections::BTreeSet;
+
+use crate::model::{
+    Cluster, DaemonSet, Deployment, HostPort, Kind, Pod, StatefulSet, Time, host_ports,
+};
+
+use super::classify;
+use super::placement::daemon_pod_fits;
+use super::terminating::{judge, node_lost};
+use super::{BlockingCause, Cause, DaemonSetCause, Detail, Finding, PendingCause, namespace_of};
+
+pub(super) fn diagnose(cluster: &Cluster, now: Time, out: &mut Vec<Finding>) {
+    out.extend(
+        cluster
+            .deployments()
+            .filter_map(|d| recreate_blocked(cluster, d, now)),
+    );
+    out.extend(
+        cluster
+            .stateful_sets()
+            .filter_map(|s| statefulset_blocked(cluster, s, now)),
+    );
+    out.extend(
+        cluster
+            .daemon_sets()
+            .filter_map(|d| daemonset_unscheduled(cluster, d)),
+    );
+}
+
+/// Why a pod that blocks its workload is not gone.
+fn blocking_cause(cluster: &Cluster, pod: &Pod, now: Time) -> (BlockingCause, String) {
+    if pod.is_terminating() {
+        let v = judge(cluster, pod, now);
+        return (v.cause.into(), v.message);
+    }
+    match node_lost(cluster, &pod.spec.node_name) {
+        Some(v) => (v.cause.into(), v.message),
+        None => (
+            BlockingCause::NotDeleted,
+            format!(
+                "pod {:?} of a ReplicaSet scaled to zero is not being deleted",
+                pod.metadata.name
+            ),
+        ),
+    }
+}
+
+/// The blocking pods' finding: the cause of the pod longest in deletion (or
+/// oldest, when none is being deleted), since the earliest deletion request.
+fn blocked_finding(
+    cluster: &Cluster,
+    now: Time,
+    kind: Kind,
+    namespace: &str,
+    name: &str,
+    blocking: Vec<&Pod>,
+    make_cause: fn(BlockingCause) -> Cause,
+) -> Option<Finding> {
+    let oldest = blocking.iter().min_by_key(|p| {
+        (
+            p.deletion_requested().is_none(),
+            p.deletion_requested().or(p.metadata.creation_timestamp),
+            p.metadata.name.clone(),
+        )
+    })?;
+    let (cause, why) = blocking_cause(cluster, oldest, now);
+    let since = blocking.iter().filter_map(|p| p.deletion_requested()).min();
+    Some(Finding {
+        kind,
+        namespace: namespace_of(namespace),
+        name: name.to_string(),
+        container: None,
+        node: None,
+        cause: make_cause(cause),
+        since,
+        message: format!(
+            "{} pod(s) must go first; oldest {:?}: {why}",
+            blocking.len(),
+            oldest.metadata.name
+        ),
+        detail: Detail::Blocked {
+            blocking_pods: blocking.len(),
+            oldest_pod: oldest.metadata.name.clone(),
+        },
+    })
+}
+
+fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
+    if !d.is_recreate() || d.spec.paused || d.desired_replicas() == 0 {
+        return None;
+    }
+    let owned = |rs_name: &str, rs_uid: &str| {
+        cluster
+            .pods_owned_by(Kind::ReplicaSet, &d.metadata.namespace, rs_name, rs_uid)
+            .collect::<Vec<_>>()
+    };
+    let (old, current): (Vec<_>, Vec<_>) = cluster
+        .replica_sets_of(d)
+        .partition(|rs| rs.desired_replicas() == 0);
+    // Recreate scales the new ReplicaSet up only after the old pods are gone: a
+    // live pod of a scaled-up ReplicaSet means the rollout is past that point.
+    let rollout_moved_on = current.iter().any(|rs| {
+        owned(&rs.metadata.name, &rs.metadata.uid)
+            .iter()
+            .any(|p| !p.is_terminating())
+    });
+    if rollout_moved_on {
+        return None;
+    }
+    let blocking: Vec<&Pod> = old
+        .iter()
+        .flat_map(|rs| owned(&rs.metadata.name, &rs.metadata.uid))
+        .filter(|p| !p.status.phase.is_terminal())
+        .collect();
+    if blocking.is_empty() {
+        return None;
+    }
+    blocked_finding(
+        cluster,
+        now,
+        Kind::Deployment,
+        &d.metadata.namespace,
+        &d.metadata.name,
+        blocking,
+        Cause::RecreateBlocked,
+    )
+}
+
+/// The ordinal of a StatefulSet pod (`web-2` → 2).
+fn ordinal(set: &str, pod: &str) -> Option<i32> {
+    pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
+}
+
+fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: Time) -> Option<Finding> {
+    let m = &s.metadata;
+    let desired = s.desired_replicas();
+    // A Terminating pod of a wanted ordinal: that ordinal cannot be recreated
+    // until the object is gone (and with OrderedReady, nothing after it).
+    let blocking: Vec<&Pod> = cluster
+        .pods_owned_by(Kind::StatefulSet, &m.namespace, &m.name, &m.uid)
+        .filter(|p| p.is_terminating())
+        .filter(|p| ordinal(&m.name, &p.metadata.name).is_none_or(|o| o < desired))
+        .collect();
+    if blocking.is_empty() {
+        return None;
+    }
+    blocked_finding(
+        cluster,
+        now,
+        Kind::StatefulSet,
+        &m.namespace,
+        &m.name,
+        blocking,
+        Cause::StatefulSetBlocked,
+    )
+}
+
+fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
+    if !cluster.has_listed(Kind::Node) {
+        return None;
+    }
+    let m = &ds.metadata;
+    let template = &ds.spec.template.spec;
+    let eligible: Vec<_> = cluster
+        .nodes()
+        .filter(|n| n.is_ready() && daemon_pod_fits(template, n))
+        .collect();
+    let pods: Vec<&Pod> = cluster
+        .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+        .filter(|p| !p.is_terminating())
+        .collect();
+    let covered: BTreeSet<&str> = pods.iter().map(|p| p.spec.node_name.as_str()).collect();
+    let missing: Vec<_> = eligible
+        .iter()
+        .filter(|n| !covered.contains(n.metadata.name.as_str()))
+        .collect();
+    // Daemon pods the scheduler cannot place (DaemonSets scheduled by kube-scheduler, 1.12+).
+    let unschedulable: Vec<(&Pod, std::collections::BTreeMap<PendingCause, u32>)> = pods
+        .iter()
+        .filter(|p| p.spec.node_name.is_empty())
+        .filter_map(|p| {
+            let c = p.status.conditions.pod_scheduled.as_ref()?;
+            Some((*p, classify::scheduler_reasons(&c.message).reasons))
+        })
+        .collect();
+    let desired = ds.status.desired_number_scheduled;
+    let short_of_nodes = (desired as usize) < eligible.len();
+    if missing.is_empty() || (!short_of_nodes && unschedulable.is_empty()) {
+        return None;
+    }
+
+    let wanted: Vec<HostPort> = host_ports(&template.containers, template.host_network);
+    let conflict = missing.iter().find_map(|node| {
+        cluster
+            .pods_on_node(&node.metadata.name)
+            .filter(|p| !p.status.phase.is_terminal())
+            .find_map(|p| {
+                let held = p.host_ports();
+                let port = wanted.iter().find(|w| held.contains(w))?;
+                Some((port.clone(), p, node.metadata.name.clone()))
+            })
+    });
+    let scheduler_says_ports = unschedulable
+        .iter()
+        .any(|(_, reasons)| reasons.contains_key(&PendingCause::HostPort));
+
+    let (cause, message) = match (&conflict, scheduler_says_ports) {
+        (Some((port, holder, node)), _) => (
+            DaemonSetCause::HostPortConflict,
+            format!(
+                "{} of {} eligible nodes have no pod (desired {desired}); hostPort {}/{} on node {node:?} is held by {}/{}",
+                missing.len(),
+                eligible.len(),
+                port.port,
+                port.protocol,
+                holder.metadata.namespace,
+                holder.metadata.name
+            ),
+        ),
+        (None, true) => (
+            DaemonSetCause::HostPortConflict,
+            format!(
+                "{} of {} eligible nodes have no pod (desired {desired}); the scheduler reports no free host port",
+                missing.len(),
+                eligible.len()
+            ),
+        ),
+        (None, false) => (
+            DaemonSetCause::Unknown,
+            match unschedulable.first() {
+                Some((p, _)) => p
+                    .status
+                    .conditions
+                    .pod_scheduled
+                    .as_ref()
+                    .map(|c| c.message.clone())
+                    .unwrap_or_default(),
+                None => format!(
+                    "{} of {} eligible nodes have no pod (desired {desired})",
+                    missing.len(),
+                    eligible.len()
+                ),
+            },
+        ),
+    };
+    Some(Finding {
+        kind: Kind::DaemonSet,
+        namespace: namespace_of(&m.namespace),
+        name: m.name.clone(),
+        container: None,
+        node: None,
+        cause: Cause::DaemonSetUnscheduled(cause),
+        // When its pods became unschedulable, if they say; else since it exists.
+        since: unschedulable
+            .iter()
+            .filter_map(|(p, _)| {
+                p.status
+                    .conditions
+                    .pod_scheduled
+                    .as_ref()?
+                    .last_transition_time
+            })
+            .min()
+            .or(m.creation_timestamp),
+        message,
+        detail: Detail::DaemonSet {
+            eligible_nodes: eligible.len(),
+            missing_nodes: missing.len(),
+            desired,
+            conflicting_port: conflict.map(|(port, _, _)| port),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ordinal;
+
+    #[test]
+    fn ordinals_come_from_the_name_suffix() {
+        assert_eq!(ordinal("zookeeper", "zookeeper-0"), Some(0));
+        assert_eq!(ordinal("web", "web-12"), Some(12));
+        assert_eq!(ordinal("web", "webx-1"), None);
+        assert_eq!(ordinal("web", "web-a"), None);
+    }
+}

@@ -1,0 +1,454 @@
+//! The metric catalogue: every `kube_lifecycle_*` family generated from findings,
+//! declared once as a list (name, help, label keys, generator) in the manner of
+//! kube-state-metrics' stores. The same [`FindingsCollector`] serves the live
+//! `/metrics` and `diagnose --output metrics`.
+//!
+//! Series describe the current state and are produced at scrape time, so a
+//! series disappears with its anomaly. Values are Unix timestamps ("since"),
+//! counts or exit codes; never time-since, never raw messages as labels.
+
+use std::fmt;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding};
+
+/// One sample: label values in the family's label order, and the value.
+pub struct Sample {
+    pub labels: Vec<String>,
+    pub value: f64,
+}
+
+/// A gauge family generated from findings.
+pub struct Family {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub labels: &'static [&'static str],
+    /// The anomaly whose findings feed it.
+    pub anomaly: Anomaly,
+    pub samples: fn(&Finding) -> Vec<Sample>,
+    /// An example query for `docs/metrics.md`.
+    pub example: &'static str,
+}
+
+fn text(s: &Option<String>) -> String {
+    s.clone().unwrap_or_default()
+}
+
+fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
+    f.since
+        .map(|t| Sample {
+            labels,
+            value: t.as_second() as f64 + f64::from(t.subsec_nanosecond()) / 1e9,
+        })
+        .into_iter()
+        .collect()
+}
+
+fn one(labels: Vec<String>, value: f64) -> Vec<Sample> {
+    vec![Sample { labels, value }]
+}
+
+/// Total findings by anomaly and cause; every pair is always present (0 when none).
+pub const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
+
+/// The per-object families.
+pub const FAMILIES: &[Family] = &[
+    Family {
+        name: "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        help: "Unix time the deletion of a pod still Terminating was requested (deletionTimestamp minus deletionGracePeriodSeconds), by cause.",
+        labels: &["namespace", "pod", "node", "cause"],
+        anomaly: Anomaly::PodTerminating,
+        samples: |f| {
+            since(
+                f,
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.node),
+                    f.cause.to_string(),
+                ],
+            )
+        },
+        example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    Family {
+        name: "kube_lifecycle_pod_terminating_deadline_timestamp_seconds",
+        help: "Unix time a Terminating pod should have been gone by (its deletionTimestamp).",
+        labels: &["namespace", "pod", "node"],
+        anomaly: Anomaly::PodTerminating,
+        samples: |f| match f.detail {
+            Detail::Terminating { deadline, .. } => one(
+                vec![text(&f.namespace), f.name.clone(), text(&f.node)],
+                deadline.as_second() as f64,
+            ),
+            _ => vec![],
+        },
+        example: "time() - kube_lifecycle_pod_terminating_deadline_timestamp_seconds > 300",
+    },
+    Family {
+        name: "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's cause.",
+        labels: &["namespace", "deployment", "cause"],
+        anomaly: Anomaly::RecreateBlocked,
+        samples: |f| {
+            since(
+                f,
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+            )
+        },
+        example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    Family {
+        name: "kube_lifecycle_deployment_recreate_blocking_pods",
+        help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods.",
+        labels: &["namespace", "deployment", "cause"],
+        anomaly: Anomaly::RecreateBlocked,
+        samples: |f| match f.detail {
+            Detail::Blocked { blocking_pods, .. } => one(
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+                blocking_pods as f64,
+            ),
+            _ => vec![],
+        },
+        example: r#"kube_lifecycle_deployment_recreate_blocking_pods{cause!="graceful"} > 0"#,
+    },
+    Family {
+        name: "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod's cause.",
+        labels: &["namespace", "statefulset", "pod", "cause"],
+        anomaly: Anomaly::StatefulSetBlocked,
+        samples: |f| {
+            let pod = match &f.detail {
+                Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
+                _ => String::new(),
+            };
+            since(
+                f,
+                vec![text(&f.namespace), f.name.clone(), pod, f.cause.to_string()],
+            )
+        },
+        example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    Family {
+        name: "kube_lifecycle_statefulset_blocking_pods",
+        help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone.",
+        labels: &["namespace", "statefulset", "cause"],
+        anomaly: Anomaly::StatefulSetBlocked,
+        samples: |f| match f.detail {
+            Detail::Blocked { blocking_pods, .. } => one(
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+                blocking_pods as f64,
+            ),
+            _ => vec![],
+        },
+        example: "sum by (namespace, statefulset) (kube_lifecycle_statefulset_blocking_pods)",
+    },
+    Family {
+        name: "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
+        help: "Unix time the deletion of a namespace still Terminating was requested, by cause.",
+        labels: &["namespace", "cause"],
+        anomaly: Anomaly::NamespaceTerminating,
+        samples: |f| since(f, vec![f.name.clone(), f.cause.to_string()]),
+        example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
+    },
+    Family {
+        name: "kube_lifecycle_namespace_remaining_resources",
+        help: "Objects of a resource still in a Terminating namespace, as its NamespaceContentRemaining condition counts them.",
+        labels: &["namespace", "resource"],
+        anomaly: Anomaly::NamespaceTerminating,
+        samples: |f| match &f.detail {
+            Detail::NamespaceContent {
+                remaining_resources,
+                ..
+            } => remaining_resources
+                .iter()
+                .map(|(r, n)| Sample {
+                    labels: vec![f.name.clone(), r.clone()],
+                    value: *n as f64,
+                })
+                .collect(),
+            _ => vec![],
+        },
+        example: "sum by (namespace) (kube_lifecycle_namespace_remaining_resources)",
+    },
+    Family {
+        name: "kube_lifecycle_namespace_remaining_finalizers",
+        help: "Objects in a Terminating namespace held by a finalizer, as its NamespaceFinalizersRemaining condition counts them.",
+        labels: &["namespace", "finalizer"],
+        anomaly: Anomaly::NamespaceTerminating,
+        samples: |f| match &f.detail {
+            Detail::NamespaceContent {
+                remaining_finalizers,
+                ..
+            } => remaining_finalizers
+                .iter()
+                .map(|(r, n)| Sample {
+                    labels: vec![f.name.clone(), r.clone()],
+                    value: *n as f64,
+                })
+                .collect(),
+            _ => vec![],
+        },
+        example: "topk(5, kube_lifecycle_namespace_remaining_finalizers)",
+    },
+    Family {
+        name: "kube_lifecycle_pod_pending_since_timestamp_seconds",
+        help: "Unix time an unscheduled pod became unschedulable (or was created, for not_scheduled and scheduling_gated), by cause: the scheduler reason that excluded the most nodes.",
+        labels: &["namespace", "pod", "cause"],
+        anomaly: Anomaly::PodPending,
+        samples: |f| {
+            since(
+                f,
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+            )
+        },
+        example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
+    },
+    Family {
+        name: "kube_lifecycle_pod_pending_unschedulable_nodes",
+        help: "Nodes the scheduler excluded for an unschedulable pod, by reason.",
+        labels: &["namespace", "pod", "reason"],
+        anomaly: Anomaly::PodPending,
+        samples: |f| match &f.detail {
+            Detail::Pending { reasons, .. } => reasons
+                .iter()
+                .map(|(r, n)| Sample {
+                    labels: vec![text(&f.namespace), f.name.clone(), r.to_string()],
+                    value: f64::from(*n),
+                })
+                .collect(),
+            _ => vec![],
+        },
+        example: "sum by (reason) (kube_lifecycle_pod_pending_unschedulable_nodes)",
+    },
+    Family {
+        name: "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
+        help: "Unix time a pod stuck in ContainerCreating reached its node, by cause.",
+        labels: &["namespace", "pod", "node", "cause"],
+        anomaly: Anomaly::ContainerCreating,
+        samples: |f| {
+            since(
+                f,
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.node),
+                    f.cause.to_string(),
+                ],
+            )
+        },
+        example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
+    },
+    Family {
+        name: "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+        help: "Unix time a container's image first failed to pull (first Failed event, else when the pod reached its node), by cause and registry.",
+        labels: &[
+            "namespace",
+            "pod",
+            "container",
+            "node",
+            "image",
+            "registry",
+            "cause",
+        ],
+        anomaly: Anomaly::ImagePull,
+        samples: |f| {
+            let (image, registry) = match &f.detail {
+                Detail::ImagePull {
+                    image, registry, ..
+                } => (image.clone(), registry.clone()),
+                _ => Default::default(),
+            };
+            since(
+                f,
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.container),
+                    text(&f.node),
+                    image,
+                    registry,
+                    f.cause.to_string(),
+                ],
+            )
+        },
+        example: "count by (registry, cause) (kube_lifecycle_container_image_pull_failing_since_timestamp_seconds)",
+    },
+    Family {
+        name: "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
+        help: "Unix time a container in CrashLoopBackOff started backing off (first BackOff event, else its last exit), by the last termination's cause.",
+        labels: &["namespace", "pod", "container", "node", "cause"],
+        anomaly: Anomaly::CrashLoop,
+        samples: |f| {
+            since(
+                f,
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.container),
+                    text(&f.node),
+                    f.cause.to_string(),
+                ],
+            )
+        },
+        example: r#"kube_lifecycle_container_crash_looping_since_timestamp_seconds{cause="oom_killed"}"#,
+    },
+    Family {
+        name: "kube_lifecycle_container_crash_looping_last_exit_code",
+        help: "Exit code of the last termination of a container in CrashLoopBackOff.",
+        labels: &["namespace", "pod", "container"],
+        anomaly: Anomaly::CrashLoop,
+        samples: |f| match f.detail {
+            Detail::CrashLoop {
+                exit_code: Some(code),
+                ..
+            } => one(
+                vec![text(&f.namespace), f.name.clone(), text(&f.container)],
+                f64::from(code),
+            ),
+            _ => vec![],
+        },
+        example: "kube_lifecycle_container_crash_looping_last_exit_code == 137",
+    },
+    Family {
+        name: "kube_lifecycle_container_config_error_since_timestamp_seconds",
+        help: "Unix time a container that cannot be created or started first failed (first Failed event, else when the pod reached its node), by cause.",
+        labels: &["namespace", "pod", "container", "node", "cause"],
+        anomaly: Anomaly::ContainerConfig,
+        samples: |f| {
+            since(
+                f,
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.container),
+                    text(&f.node),
+                    f.cause.to_string(),
+                ],
+            )
+        },
+        example: r#"kube_lifecycle_container_config_error_since_timestamp_seconds{cause=~"configmap_missing|secret_missing|key_missing"}"#,
+    },
+    Family {
+        name: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+        help: "Unix time from which a DaemonSet missing from eligible nodes is known to be so (when its pods became unschedulable, else its creation), by cause.",
+        labels: &["namespace", "daemonset", "cause"],
+        anomaly: Anomaly::DaemonSetUnscheduled,
+        samples: |f| {
+            since(
+                f,
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+            )
+        },
+        example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+    },
+    Family {
+        name: "kube_lifecycle_daemonset_unscheduled_nodes",
+        help: "Ready nodes a DaemonSet's selector and tolerations admit that have no pod of it.",
+        labels: &["namespace", "daemonset", "cause"],
+        anomaly: Anomaly::DaemonSetUnscheduled,
+        samples: |f| match f.detail {
+            Detail::DaemonSet { missing_nodes, .. } => one(
+                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+                missing_nodes as f64,
+            ),
+            _ => vec![],
+        },
+        example: "kube_lifecycle_daemonset_unscheduled_nodes > 0",
+    },
+];
+
+/// Where a collector gets the findings of the moment.
+pub trait FindingsSource: Send + Sync + 'static {
+    fn current(&self) -> Vec<Finding>;
+}
+
+/// A fixed set of findings (the offline `diagnose`).
+impl FindingsSource for Vec<Finding> {
+    fn current(&self) -> Vec<Finding> {
+        self.clone()
+    }
+}
+
+/// Encodes every family from the source's findings on each scrape.
+pub struct FindingsCollector<S> {
+    source: S,
+}
+
+impl<S: FindingsSource> FindingsCollector<S> {
+    pub fn new(source: S) -> Self {
+        FindingsCollector { source }
+    }
+
+    pub fn register(self, registry: &mut Registry) {
+        registry.register_collector(Box::new(self));
+    }
+}
+
+impl<S> fmt::Debug for FindingsCollector<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FindingsCollector")
+    }
+}
+
+impl<S: FindingsSource> Collector for FindingsCollector<S> {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let findings = self.source.current();
+        encode_findings(&findings, &mut encoder)
+    }
+}
+
+fn encode_findings(
+    findings: &[Finding],
+    encoder: &mut DescriptorEncoder,
+) -> Result<(), fmt::Error> {
+    // Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
+    let mut metric = encoder.encode_descriptor(
+        FINDINGS_FAMILY,
+        "Current findings by anomaly and cause.",
+        None,
+        MetricType::Gauge,
+    )?;
+    for anomaly in Anomaly::ALL {
+        for (cause, _) in Cause::vocabulary(*anomaly) {
+            let count = findings
+                .iter()
+                .filter(|f| f.anomaly() == *anomaly && f.cause.as_str() == cause)
+                .count();
+            let labels = [("anomaly", anomaly.as_str()), ("cause", cause)];
+            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
+        }
+    }
+
+    for family in FAMILIES {
+        let mut metric =
+            encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
+        for finding in findings.iter().filter(|f| f.anomaly() == family.anomaly) {
+            for sample in (family.samples)(finding) {
+                let labels: Vec<(&str, &str)> = family
+                    .labels
+                    .iter()
+                    .copied()
+                    .zip(sample.labels.iter().map(String::as_str))
+                    .collect();
+                ConstGauge::new(sample.value).encode(metric.encode_family(&labels)?)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The OpenMetrics text a set of findings produces.
+pub fn render(findings: Vec<Finding>) -> String {
+    let mut registry = Registry::default();
+    FindingsCollector::new(findings).register(&mut registry);
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+    out
+}

@@ -1,0 +1,33 @@
+//! Outputs format findings; they never decide anything.
+
+pub mod json;
+pub mod metrics;
+pub mod table;
+
+use crate::diagnosis::Runbook;
+
+/// Where runbook links point.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum RunbookLinks {
+    /// `docs/runbooks/<Alert>.md`, the copy in this repository.
+    #[default]
+    RepositoryPaths,
+    /// `<base>/<alert in lower case>`, a published copy.
+    BaseUrl(String),
+}
+
+impl RunbookLinks {
+    pub fn from_base_url(base: Option<&str>) -> Self {
+        match base {
+            Some(base) if !base.trim().is_empty() => RunbookLinks::BaseUrl(base.trim().to_string()),
+            _ => RunbookLinks::RepositoryPaths,
+        }
+    }
+
+    pub fn link(&self, runbook: Runbook) -> String {
+        match self {
+            RunbookLinks::RepositoryPaths => runbook.path(),
+            RunbookLinks::BaseUrl(base) => runbook.url(base),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `--output table`: one aligned row per finding, for a terminal.
+
+use jiff::Timestamp;
+
+use crate::age;
+use crate::diagnosis::{Detail, Finding};
+
+use super::RunbookLinks;
+
+const DETAIL_WIDTH: usize = 72;
+
+pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> String {
+    if findings.is_empty() {
+        return "No findings: nothing is stuck.\n".to_string();
+    }
+    let header = [
+        "NAMESPACE",
+        "OBJECT",
+        "ANOMALY",
+        "CAUSE",
+        "AGE",
+        "DETAIL",
+        "RUNBOOK",
+    ]
+    .map(String::from);
+    let rows: Vec<[String; 7]> = findings
+        .iter()
+        .map(|f| {
+            let mut object = format!("{}/{}", f.kind.as_str().to_lowercase(), f.name);
+            if let Some(c) = &f.container {
+                object.push_str(&format!(" [{c}]"));
+            }
+            [
+                f.namespace.clone().unwrap_or_else(|| "-".into()),
+                object,
+                f.anomaly().to_string(),
+                f.cause.to_string(),
+                f.since
+                    .map_or("-".into(), |s| age::short(now.duration_since(s))),
+                detail(f),
+                links.link(f.runbook()),
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let line: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (cell, w))| {
+                if i + 1 == row.len() {
+                    cell.clone()
+                } else {
+                    format!("{cell:<w$}")
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A one-line summary: the facts first, then the message, shortened.
+fn detail(f: &Finding) -> String {
+    let facts = match &f.detail {
+        Detail::Pending {
+            reasons,
+            nodes_total,
+        } if !reasons.is_empty() => {
+            let mut parts: Vec<_> = reasons.iter().collect();
+            parts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = parts.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            match nodes_total {
+                Some(total) => format!("0/{total} nodes: {}", list.join(", ")),
+                None => list.join(", "),
+            }
+        }
+        Detail::ImagePull { image, .. } => format!("{image}: {}", f.message),
+        Detail::CrashLoop {
+            exit_code,
+            restarts,
+        } => match exit_code {
+            Some(code) => format!("exit {code}, {restarts} restarts: {}", f.message),
+            None => format!("{restarts} restarts: {}", f.message),
+        },
+        Detail::NamespaceContent {
+            remaining_resources,
+            remaining_finalizers,
+        } if !remaining_resources.is_empty() || !remaining_finalizers.is_empty() => {
+            let r: Vec<String> = remaining_resources
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            let fz: Vec<String> = remaining_finalizers
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            match (r.is_empty(), fz.is_empty()) {
+                (false, false) => {
+                    format!("remaining {}; finalizers {}", r.join(", "), fz.join(", "))
+                }
+                (false, true) => format!("remaining {}", r.join(", ")),
+                _ => format!("finalizers {}", fz.join(", ")),
+            }
+        }
+        _ => f.message.clone(),
+    };
+    shorten(&facts, DETAIL_WIDTH)
+}
+
+fn shorten(text: &str, width: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= width {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(width - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn long_messages_become_one_short_line() {
+        assert_eq!(shorten("a\n  b", 10), "a b");
+        assert_eq!(shorten("abcdefghijkl", 5), "abcd…");
+    }
+}
