@@ -117,7 +117,7 @@ fn run_diagnose(args: &DiagnoseArgs) -> Result<()> {
             .with_context(|| format!("reading {}", args.file.display()))?;
         (args.file.display().to_string(), text)
     };
-    let loaded = dump::load_str(&input).with_context(|| format!("{label}"))?;
+    let loaded = dump::load_str(&input).with_context(|| label.clone())?;
     drop(input);
     let now = args.now.unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
