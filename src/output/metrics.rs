@@ -443,6 +443,26 @@ fn encode_findings(
     Ok(())
 }
 
+/// The catalogue as markdown (kept in `docs/metrics.md`).
+pub fn markdown_catalogue() -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "### `{FINDINGS_FAMILY}`\n\ngauge · labels: `anomaly`, `cause`\n\nCurrent findings by anomaly and cause. Every pair of the vocabulary is always present, 0 when there is no such finding.\n\n```promql\nsum by (anomaly) ({FINDINGS_FAMILY})\n```\n\n"
+    ));
+    for family in FAMILIES {
+        let labels: Vec<String> = family.labels.iter().map(|l| format!("`{l}`")).collect();
+        out.push_str(&format!(
+            "### `{}`\n\ngauge · anomaly `{}` · labels: {}\n\n{}\n\n```promql\n{}\n```\n\n",
+            family.name,
+            family.anomaly,
+            labels.join(", "),
+            family.help,
+            family.example
+        ));
+    }
+    out
+}
+
 /// The OpenMetrics text a set of findings produces.
 pub fn render(findings: Vec<Finding>) -> String {
     let mut registry = Registry::default();
@@ -451,4 +471,33 @@ pub fn render(findings: Vec<Finding>) -> String {
     // Writing into a String cannot fail.
     let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_list_every_family() {
+        crate::doc_blocks::check("docs/metrics.md", "catalogue", &markdown_catalogue());
+    }
+
+    #[test]
+    fn names_follow_prometheus_conventions() {
+        let mut names: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        names.push(FINDINGS_FAMILY);
+        for name in &names {
+            assert!(name.starts_with("kube_lifecycle_"), "{name}");
+            assert!(!name.ends_with("_total"), "{name}: gauges never end in _total");
+            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{name}");
+        }
+        let unique: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len());
+        for f in FAMILIES {
+            if f.name.contains("timestamp") {
+                assert!(f.name.ends_with("_timestamp_seconds"), "{}", f.name);
+            }
+            assert!(!f.labels.iter().any(|l| *l == "message"), "{}: no raw messages as labels", f.name);
+        }
+    }
 }

@@ -1,0 +1,248 @@
+//! The `diagnose` command end to end: the real binary on the embedded example and
+//! on bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kube-lifecycle-exporter");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
+const NOW: &str = "2024-06-01T00:00:00Z";
+
+fn run(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Every incident of the write-ups, diagnosed with the right cause, and nothing else.
+#[test]
+fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
+    let out = run(&["diagnose", EXAMPLE, "--now", NOW, "--output", "json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    let got: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}/{}{} {} {}",
+                f["kind"].as_str().unwrap(),
+                f["namespace"].as_str().unwrap_or("-"),
+                f["name"].as_str().unwrap(),
+                f["container"].as_str().map(|c| format!("[{c}]")).unwrap_or_default(),
+                f["anomaly"].as_str().unwrap(),
+                f["cause"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        "Pod cam/cam1-78b6fc6bc8-cjsw5 pod_terminating cleanup_pending",
+        "Pod cron/crontab-runner-7697bd68c9-qx7tm pod_terminating node_not_ready",
+        "Pod middleware/zookeeper-0 pod_terminating containers_running",
+        "Deployment cron/crontab-runner recreate_blocked node_not_ready",
+        "StatefulSet middleware/zookeeper statefulset_blocked containers_running",
+        "Namespace -/legacy-app namespace_terminating finalizers_remaining",
+        "Namespace -/old-tenant namespace_terminating namespace_finalizer",
+        "Pod default/cpu-hungry pod_pending insufficient_cpu",
+        "Pod default/nightly-batch-7d8f9c5b6-h4j2k pod_pending not_scheduled",
+        "Pod default/report-builder-5f7b9c6d4-2mzvq pod_pending insufficient_pods",
+        "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
+        "Pod env30/alert-engine-alert-engine-54fd454f64-clbd7[filebeat] image_pull qps_exceeded",
+        "Pod fangrong/pms-558b58dfbd-fpjzl[pms] image_pull inspect_error",
+        "Pod default/mypod[sh] crash_loop oom_killed",
+        "Pod prophet-resource-qa312/pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw[predictor] container_config read_only_fs",
+        "DaemonSet monitoring/my-prom-prometheus-node-exporter daemonset_unscheduled host_port_conflict",
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn json_findings_have_exactly_the_documented_keys() {
+    let out = run(&["diagnose", EXAMPLE, "--now", NOW, "-o", "json"], None);
+    let findings: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(&stdout(&out)).unwrap();
+    let keys = [
+        "anomaly", "cause", "container", "kind", "message", "name", "namespace", "reasons", "runbook", "since",
+    ];
+    for f in &findings {
+        let mut got: Vec<&str> = f.keys().map(String::as_str).collect();
+        got.sort();
+        assert_eq!(got, keys);
+        let runbook = f["runbook"].as_str().unwrap();
+        assert!(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(runbook).parent().is_some(),
+            "{runbook}"
+        );
+    }
+    let terminating = findings.iter().find(|f| f["name"] == "zookeeper-0").unwrap();
+    // deletionTimestamp 02:25:24 minus the 30 s grace period.
+    assert_eq!(terminating["since"], "2020-08-20T02:24:54Z");
+    assert!(terminating["message"].as_str().unwrap().contains("KillContainerError"));
+    let cpu = findings.iter().find(|f| f["name"] == "cpu-hungry").unwrap();
+    assert_eq!(cpu["reasons"], serde_json::json!({"insufficient_cpu": 3, "node_not_ready": 1}));
+    let namespace = findings.iter().find(|f| f["name"] == "legacy-app").unwrap();
+    assert_eq!(namespace["namespace"], serde_json::Value::Null);
+    assert_eq!(namespace["container"], serde_json::Value::Null);
+}
+
+#[test]
+fn runbook_links_follow_a_published_base_url() {
+    let out = run(
+        &["diagnose", EXAMPLE, "--now", NOW, "-o", "json", "--runbook-base-url", "https://runbooks.example.com/kle/"],
+        None,
+    );
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    let zk = findings.iter().find(|f| f["name"] == "zookeeper-0").unwrap();
+    assert_eq!(
+        zk["runbook"],
+        "https://runbooks.example.com/kle/kubelifecyclepodterminatingcontainersrunning"
+    );
+}
+
+#[test]
+fn the_table_is_aligned_and_names_every_finding() {
+    let out = run(&["diagnose", EXAMPLE, "--now", NOW], None);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 17, "{text}");
+    let header = lines[0];
+    for column in ["NAMESPACE", "OBJECT", "ANOMALY", "CAUSE", "AGE", "DETAIL", "RUNBOOK"] {
+        assert!(header.contains(column));
+    }
+    let cause_at = header.find("CAUSE").unwrap();
+    for line in &lines[1..] {
+        // Every row starts its CAUSE cell in the header's column.
+        let prefix: String = line.chars().take(header[..cause_at].chars().count()).collect();
+        assert!(prefix.ends_with("  "), "misaligned: {line}");
+    }
+    assert!(text.contains("deployment/crontab-runner"));
+    assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
+    assert!(stderr(&out).contains("16 findings"), "{}", stderr(&out));
+}
+
+#[test]
+fn metrics_output_is_openmetrics_with_the_documented_families() {
+    let out = run(&["diagnose", EXAMPLE, "--now", NOW, "-o", "metrics"], None);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.ends_with("# EOF\n"));
+    assert!(text.contains(
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",node=\"tke-node\",cause=\"containers_running\"} 1597890294.0"
+    ), "{text}");
+    assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"qps_exceeded\"} 1"));
+    assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"tls\"} 0"));
+    assert!(text.contains(
+        "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
+    ));
+    assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
+    assert!(text.contains("kube_lifecycle_pod_pending_unschedulable_nodes{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
+    assert!(!text.contains("KillContainerError"), "raw messages never reach the exposition");
+}
+
+#[test]
+fn standard_input_and_json_lists_are_read() {
+    let list = r#"{"apiVersion":"v1","kind":"List","items":[
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","creationTimestamp":"2024-05-01T00:00:00Z"},
+         "status":{"phase":"Pending"}},
+        {"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"ns"}},
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns"}}]}"#;
+    let out = run(&["diagnose", "-", "--now", NOW, "-o", "json"], Some(list));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["cause"], "not_scheduled");
+    let err = stderr(&out);
+    assert!(err.contains("read 1 objects (1 Pod)"), "{err}");
+    assert!(err.contains("skipped 2 of kinds not diagnosed (1 v1/ConfigMap, 1 v1/Service)"), "{err}");
+}
+
+#[test]
+fn a_healthy_cluster_says_so() {
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default"},
+        "spec":{"nodeName":"n1"},"status":{"phase":"Running","containerStatuses":[
+        {"name":"web","image":"nginx","ready":true,"restartCount":0,"state":{"running":{}}}]}}"#;
+    let out = run(&["diagnose", "-", "--now", NOW], Some(pod));
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "No findings: nothing is stuck.\n");
+}
+
+fn fails_with(args: &[&str], stdin: Option<&str>, expected: &[&str]) {
+    let out = run(args, stdin);
+    assert_eq!(out.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    for e in expected {
+        assert!(err.contains(e), "expected {e:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_is_an_error_that_says_where() {
+    fails_with(&["diagnose", "-"], Some("  \n"), &["empty"]);
+    // Truncated JSON.
+    fails_with(
+        &["diagnose", "-"],
+        Some(r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a""#),
+        &["document 1", "not valid JSON", "EOF"],
+    );
+    // A field of the wrong type names the object and the path.
+    fails_with(
+        &["diagnose", "-"],
+        Some(r#"{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
+            {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},
+             "status":{"containerStatuses":[{"name":"c","restartCount":"many"}]}}]}"#),
+        &["document 1, items[1]", "Pod ns/p", "status.containerStatuses[0].restartCount", "invalid type"],
+    );
+    // YAML: the second document is not an object.
+    fails_with(
+        &["diagnose", "-"],
+        Some("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n---\n- just\n- a list of strings\n"),
+        &["document 2, items[0]", "found a string"],
+    );
+    fails_with(&["diagnose", "-"], Some("kind: Pod\nmetadata: {name: [unclosed\n"), &["not valid YAML"]);
+    fails_with(&["diagnose", "-"], Some(r#"{"metadata":{"name":"x"}}"#), &["document 1", "kind", "missing"]);
+    fails_with(&["diagnose", "/nonexistent/dump.json"], None, &["reading /nonexistent/dump.json"]);
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let out = run(&["diagnose", EXAMPLE, "--now", "yesterday"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("RFC 3339"));
+    let out = run(&["diagnose", EXAMPLE, "--unscheduled-after", "soon"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn multi_document_yaml_and_concatenated_json_are_read() {
+    let yaml = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gone\n  deletionTimestamp: \"2024-05-01T00:00:00Z\"\nspec:\n  finalizers: [kubernetes]\nstatus:\n  phase: Terminating\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: fine\nstatus:\n  phase: Active\n";
+    let out = run(&["diagnose", "-", "--now", NOW, "-o", "json"], Some(yaml));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["cause"], "namespace_finalizer");
+
+    let json = r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","deletionTimestamp":"2024-05-01T00:00:00Z"},"status":{"phase":"Terminating"}}
+{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b","deletionTimestamp":"2024-05-01T00:00:00Z"},"status":{"phase":"Terminating"}}"#;
+    let out = run(&["diagnose", "-", "--now", NOW, "-o", "json"], Some(json));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(findings.len(), 2);
+}
