@@ -46,6 +46,13 @@ pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &
     for pod in cluster.pods().filter(|p| {
         !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
     }) {
+        let mut creating =
+            pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
+        let waiting = pod.container_statuses().any(|(_, s)| s.state.waiting.is_some());
+        if !creating && !waiting {
+            continue;
+        }
+        // Events are looked up only for pods with something to explain.
         let events: Vec<&Event> = cluster
             .events_about(
                 Kind::Pod,
@@ -54,7 +61,6 @@ pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &
                 &pod.metadata.uid,
             )
             .collect();
-        let mut creating =
             pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
         for (kind, status) in pod.container_statuses() {
             let Some(waiting) = &status.state.waiting else {

@@ -1,0 +1,138 @@
+//! Why a pod is Pending: the scheduler's reasons, a scheduler that never acts,
+//! scheduling gates.
+
+mod common;
+
+use common::*;
+use kube_lifecycle_exporter::diagnosis::Detail;
+use serde_json::{Value, json};
+
+fn unscheduled(name: &str, message: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}"),
+                        "creationTimestamp": "2024-06-01T11:00:00Z"},
+           "spec": {"containers": [{"name": "app", "image": "nginx"}], "schedulerName": "default-scheduler"},
+           "status": {"phase": "Pending", "qosClass": "Burstable", "conditions": [
+               {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": message, "lastTransitionTime": "2024-06-01T11:00:02Z"}]}})
+}
+
+fn reasons(objects: &[Value], name: &str) -> (String, Vec<(String, u32)>, Option<u32>) {
+    let findings = diagnose(objects);
+    let f = only(&findings, name);
+    match &f.detail {
+        Detail::Pending { reasons, nodes_total } => (
+            f.cause.to_string(),
+            reasons.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+            *nodes_total,
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// seed 001: `0/4 nodes are available: 2 Insufficient cpu.`
+#[test]
+fn insufficient_cpu() {
+    let (cause, r, total) = reasons(&[unscheduled("p", "0/4 nodes are available: 2 Insufficient cpu.")], "p");
+    assert_eq!(cause, "insufficient_cpu");
+    assert_eq!(r, [("insufficient_cpu".into(), 2)]);
+    assert_eq!(total, Some(4));
+}
+
+/// seed 001: the old predicate form, max-pods reached on every node.
+#[test]
+fn max_pods_in_the_old_predicate_form() {
+    let (cause, r, total) = reasons(
+        &[unscheduled("p", "No nodes are available that match all of the predicates: Insufficient pods (3).")],
+        "p",
+    );
+    assert_eq!(cause, "insufficient_pods");
+    assert_eq!(r, [("insufficient_pods".into(), 3)]);
+    assert_eq!(total, None);
+}
+
+#[test]
+fn the_reason_with_most_nodes_wins_and_the_preemption_tail_is_ignored() {
+    let message = "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient memory, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 3 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.";
+    let (cause, r, total) = reasons(&[unscheduled("p", message)], "p");
+    assert_eq!(cause, "node_affinity");
+    assert_eq!(
+        r,
+        [("insufficient_memory".into(), 2), ("node_affinity".into(), 3), ("taint".into(), 1)]
+    );
+    assert_eq!(total, Some(6));
+}
+
+#[test]
+fn the_old_taint_wording_with_a_comma_inside_is_one_reason() {
+    let message = "0/3 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 2 Insufficient cpu.";
+    let (_, r, _) = reasons(&[unscheduled("p", message)], "p");
+    assert_eq!(r, [("insufficient_cpu".into(), 2), ("taint".into(), 1)]);
+}
+
+#[test]
+fn a_reason_without_a_count_applies_to_every_node() {
+    let message = "0/3 nodes are available: persistentvolumeclaim \"data-mysql-0\" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    let (cause, r, _) = reasons(&[unscheduled("p", message)], "p");
+    assert_eq!(cause, "pvc_not_found");
+    assert_eq!(r, [("pvc_not_found".into(), 3)]);
+}
+
+#[test]
+fn node_controller_taints_count_as_node_states_not_taints() {
+    let message = "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 node(s) had untolerated taint {node.kubernetes.io/unschedulable: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    let (cause, r, _) = reasons(&[unscheduled("p", message)], "p");
+    assert_eq!(cause, "node_unschedulable");
+    assert_eq!(r, [("node_unschedulable".into(), 2), ("node_not_ready".into(), 1)]);
+}
+
+#[test]
+fn ties_go_to_the_earlier_reason_of_the_vocabulary() {
+    let message = "0/4 nodes are available: 2 node(s) didn't have free ports for the requested pod ports, 2 Insufficient cpu.";
+    let (cause, _, _) = reasons(&[unscheduled("p", message)], "p");
+    assert_eq!(cause, "insufficient_cpu");
+}
+
+#[test]
+fn an_unparseable_message_is_other_and_kept() {
+    let findings = diagnose(&[unscheduled("p", "running PreFilter plugin \"VolumeBinding\": some new failure")]);
+    let f = only(&findings, "p");
+    assert_eq!(f.cause.to_string(), "volume_binding");
+    let findings = diagnose(&[unscheduled("q", "something the scheduler never said before")]);
+    let f = only(&findings, "q");
+    assert_eq!(f.cause.to_string(), "other");
+    assert_eq!(f.message, "something the scheduler never said before");
+}
+
+/// seed 001: kube-scheduler is down: no PodScheduled condition at all.
+#[test]
+fn no_scheduler_acting_is_not_scheduled_after_a_while() {
+    let mut pod = unscheduled("batch", "");
+    pod["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
+    // Created 11:00, now 12:00: an hour with no scheduler.
+    let findings = diagnose(&[pod.clone()]);
+    let f = only(&findings, "batch");
+    assert_eq!(f.cause.to_string(), "not_scheduled");
+    assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:00:00Z");
+    assert!(f.message.contains("1h"), "{}", f.message);
+    // Two minutes after creation it is simply new.
+    assert!(diagnose_at(&[pod], "2024-06-01T11:02:00Z").is_empty());
+}
+
+#[test]
+fn scheduling_gates_are_reported_as_informational() {
+    let mut pod = unscheduled("gated", "");
+    pod["spec"]["schedulingGates"] = json!([{"name": "example.com/quota"}]);
+    pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+                                         "message": "Scheduling is blocked due to non-empty scheduling gates"}]);
+    let findings = diagnose(&[pod]);
+    let f = only(&findings, "gated");
+    assert_eq!(f.cause.to_string(), "scheduling_gated");
+    assert_eq!(f.message, "spec.schedulingGates: example.com/quota");
+}
+
+#[test]
+fn scheduled_pods_are_not_pending_findings() {
+    let findings = diagnose(&[ready_node("n1"), running_pod("default", "web", "n1", None)]);
+    assert!(findings.is_empty());
+}
