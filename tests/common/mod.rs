@@ -111,6 +111,8 @@ pub fn containers_exited(mut pod: Value) -> Value {
     pod
 }
 
+static EVENT_SERIAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0x17a0_0000);
+
 /// A kubelet warning event about a pod (and container, if given).
 pub fn warning(pod: &Value, reason: &str, message: &str, container: Option<&str>, last: &str) -> Value {
     let meta = &pod["metadata"];
@@ -121,7 +123,8 @@ pub fn warning(pod: &Value, reason: &str, message: &str, container: Option<&str>
     }
     json!({
         "apiVersion": "v1", "kind": "Event",
-        "metadata": {"name": format!("{}.{}", meta["name"].as_str().unwrap(), reason.to_lowercase()),
+        "metadata": {"name": format!("{}.{:x}", meta["name"].as_str().unwrap(),
+                                     EVENT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
                      "namespace": meta["namespace"]},
         "involvedObject": involved,
         "reason": reason, "message": message, "type": "Warning",
