@@ -5,9 +5,12 @@
 //! what `kubectl get -o json|yaml` prints into the model.
 
 pub mod age;
+pub mod cli;
 pub mod diagnosis;
 #[cfg(test)]
 mod doc_blocks;
 pub mod dump;
+pub mod live;
 pub mod model;
 pub mod output;
+pub mod server;

@@ -48,7 +48,9 @@ pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &
     }) {
         let mut creating =
             pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
-        let waiting = pod.container_statuses().any(|(_, s)| s.state.waiting.is_some());
+        let waiting = pod
+            .container_statuses()
+            .any(|(_, s)| s.state.waiting.is_some());
         if !creating && !waiting {
             continue;
         }
@@ -61,7 +63,6 @@ pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &
                 &pod.metadata.uid,
             )
             .collect();
-            pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
         for (kind, status) in pod.container_statuses() {
             let Some(waiting) = &status.state.waiting else {
                 continue;

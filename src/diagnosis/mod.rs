@@ -156,6 +156,16 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
     findings
 }
 
+/// Why a pod with a deletionTimestamp still exists at `now` (the rules of
+/// [`terminating`]), for observers that need the cause without a finding.
+pub fn terminating_cause(
+    cluster: &Cluster,
+    pod: &crate::model::Pod,
+    now: Time,
+) -> TerminatingCause {
+    terminating::judge(cluster, pod, now).cause
+}
+
 /// `Some(namespace)` unless empty.
 fn namespace_of(namespace: &str) -> Option<String> {
     (!namespace.is_empty()).then(|| namespace.to_string())

@@ -49,6 +49,9 @@ pub struct Meta<L = NotKept> {
     pub namespace: String,
     #[serde(default, deserialize_with = "nullable")]
     pub uid: String,
+    /// Needed by the watcher to resume; cleared before an object is stored.
+    #[serde(default, deserialize_with = "nullable")]
+    pub resource_version: String,
     #[serde(default)]
     pub creation_timestamp: Option<Time>,
     /// The deadline: request time plus `deletionGracePeriodSeconds`

@@ -363,6 +363,47 @@ impl Cluster {
         }
     }
 
+    /// Like [`Cluster::reset`], but only for the objects of `kind` in one
+    /// namespace (a relist of a namespaced watch); other namespaces are kept.
+    pub fn reset_namespace(
+        &mut self,
+        kind: Kind,
+        namespace: &str,
+        objects: impl IntoIterator<Item = Object>,
+    ) {
+        for key in self
+            .keys(kind)
+            .into_iter()
+            .filter(|k| k.namespace == namespace)
+        {
+            self.delete(kind, &key);
+        }
+        self.listed.insert(kind);
+        for object in objects {
+            self.apply(object);
+        }
+    }
+
+    /// The keys of every held object of `kind`.
+    pub fn keys(&self, kind: Kind) -> Vec<ObjectKey> {
+        fn named<T>(m: &BTreeMap<String, T>) -> Vec<ObjectKey> {
+            m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
+        }
+        fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
+            m.keys().cloned().collect()
+        }
+        match kind {
+            Kind::Pod => keyed(&self.pods),
+            Kind::Node => named(&self.nodes),
+            Kind::Namespace => named(&self.namespaces),
+            Kind::Deployment => keyed(&self.deployments),
+            Kind::ReplicaSet => keyed(&self.replica_sets),
+            Kind::StatefulSet => keyed(&self.stateful_sets),
+            Kind::DaemonSet => keyed(&self.daemon_sets),
+            Kind::Event => self.events.subject_of.keys().cloned().collect(),
+        }
+    }
+
     fn clear(&mut self, kind: Kind) {
         match kind {
             Kind::Pod => {
@@ -593,6 +634,21 @@ mod tests {
             empty.mark_listed(Kind::Pod);
             empty
         });
+    }
+
+    #[test]
+    fn a_namespace_relist_leaves_other_namespaces_alone() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"one"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.apply(pod(
+            r#"{"metadata":{"name":"b","namespace":"two"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.reset_namespace(Kind::Pod, "one", []);
+        let names: Vec<_> = c.pods().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(names, ["b"]);
+        assert_eq!(c.pods_on_node("n1").count(), 1);
     }
 
     #[test]

@@ -488,8 +488,14 @@ mod tests {
         names.push(FINDINGS_FAMILY);
         for name in &names {
             assert!(name.starts_with("kube_lifecycle_"), "{name}");
-            assert!(!name.ends_with("_total"), "{name}: gauges never end in _total");
-            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{name}");
+            assert!(
+                !name.ends_with("_total"),
+                "{name}: gauges never end in _total"
+            );
+            assert!(
+                name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{name}"
+            );
         }
         let unique: std::collections::BTreeSet<_> = names.iter().collect();
         assert_eq!(unique.len(), names.len());
@@ -497,7 +503,11 @@ mod tests {
             if f.name.contains("timestamp") {
                 assert!(f.name.ends_with("_timestamp_seconds"), "{}", f.name);
             }
-            assert!(!f.labels.iter().any(|l| *l == "message"), "{}: no raw messages as labels", f.name);
+            assert!(
+                !f.labels.contains(&"message"),
+                "{}: no raw messages as labels",
+                f.name
+            );
         }
     }
 }

@@ -1,0 +1,85 @@
+//! `diagnose`: a dump in, findings out.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use jiff::Timestamp;
+
+use crate::diagnosis;
+use crate::dump;
+use crate::output::{self, RunbookLinks};
+
+use super::{Thresholds, parse_time};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// Aligned columns for a terminal.
+    Table,
+    /// An array of findings.
+    Json,
+    /// The Prometheus exposition (OpenMetrics text) the exporter would serve.
+    Metrics,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DiagnoseArgs {
+    /// The file to read; `-` reads standard input.
+    pub file: PathBuf,
+
+    /// Judge as of this time (RFC 3339, e.g. 2024-05-01T10:00:00Z) instead of now.
+    #[arg(long, value_parser = parse_time)]
+    pub now: Option<Timestamp>,
+
+    #[arg(long, short, value_enum, default_value_t = Format::Table)]
+    pub output: Format,
+
+    /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
+    /// Without it, links are the runbooks' paths in this repository.
+    #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
+    pub runbook_base_url: Option<String>,
+
+    #[command(flatten)]
+    pub thresholds: Thresholds,
+}
+
+/// Reads a file, or standard input for `-`, naming it for messages.
+pub fn read_input(path: &std::path::Path) -> Result<(String, String)> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading standard input")?;
+        Ok(("standard input".to_string(), text))
+    } else {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Ok((path.display().to_string(), text))
+    }
+}
+
+pub fn run(args: &DiagnoseArgs) -> Result<()> {
+    let (label, input) = read_input(&args.file)?;
+    let loaded = dump::load_str(&input).with_context(|| label.clone())?;
+    drop(input);
+    let now = args.now.unwrap_or_else(Timestamp::now);
+    let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
+    eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());
+
+    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    let text = match args.output {
+        Format::Table => output::table::render(&findings, now, &links),
+        Format::Json => output::json::render(&findings, &links),
+        Format::Metrics => output::metrics::render(findings),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing the output"),
+    }
+}

@@ -1,0 +1,109 @@
+//! Command-line interface: argument definitions and the commands they run.
+
+pub mod diagnose;
+pub mod serve;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use jiff::{SignedDuration, Timestamp};
+
+use crate::diagnosis::Settings;
+
+/// Without a subcommand the exporter serves (`serve` is the default).
+#[derive(Debug, Parser)]
+#[command(
+    name = "kube-lifecycle-exporter",
+    version,
+    about = "Explains why Kubernetes pods, workloads and namespaces are stuck, as Prometheus metrics",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub serve: serve::ServeArgs,
+
+    #[command(flatten)]
+    pub logging: Logging,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Watch the cluster and serve /metrics, /findings and a landing page (the default).
+    Serve(serve::ServeArgs),
+    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,events -A -o json` (or -o yaml).
+    Diagnose(diagnose::DiagnoseArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Logging {
+    /// Log format on standard error.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "KUBE_LIFECYCLE_LOG_FORMAT")]
+    pub log_format: LogFormat,
+
+    /// Log level (error, warn, info, debug, trace); RUST_LOG, when set, takes precedence.
+    #[arg(
+        long,
+        global = true,
+        default_value = "info",
+        env = "KUBE_LIFECYCLE_LOG_LEVEL"
+    )]
+    pub log_level: String,
+}
+
+impl Logging {
+    pub fn init(&self) {
+        use tracing_subscriber::EnvFilter;
+        // kube's watcher logs its own copy of every error; ours say more.
+        let default = format!(
+            "{},kube_runtime=error,kube_client=error,hyper=warn,tower=warn",
+            self.log_level
+        );
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+        let builder = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr);
+        let _ = match self.log_format {
+            LogFormat::Text => builder.try_init(),
+            LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        };
+    }
+}
+
+/// Thresholds for anomalies that need time to be anomalies.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Thresholds {
+    /// A pod with no PodScheduled condition this long after creation counts as `not_scheduled`.
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNSCHEDULED_AFTER")]
+    pub unscheduled_after: SignedDuration,
+
+    /// A scheduled pod creating containers this long with no warning event counts as `container_creating`.
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CREATING_AFTER")]
+    pub creating_after: SignedDuration,
+}
+
+impl Thresholds {
+    pub fn settings(&self) -> Settings {
+        Settings {
+            unscheduled_after: self.unscheduled_after,
+            creating_after: self.creating_after,
+        }
+    }
+}
+
+pub fn parse_time(s: &str) -> Result<Timestamp, String> {
+    s.parse::<Timestamp>()
+        .map_err(|e| format!("{e} (expected RFC 3339, e.g. 2024-05-01T10:00:00Z)"))
+}
+
+pub fn parse_duration(s: &str) -> Result<SignedDuration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (expected e.g. 90s, 5m, 1h)"))?;
+    SignedDuration::try_from(d).map_err(|e| e.to_string())
+}

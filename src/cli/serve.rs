@@ -1,0 +1,169 @@
+//! `serve`: watch the cluster (or load a file) and serve HTTP until a signal.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use jiff::SignedDuration;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+use crate::dump;
+use crate::live::LiveState;
+use crate::live::watch::{self, WatchOptions};
+use crate::output::RunbookLinks;
+use crate::server::App;
+
+use super::{Thresholds, parse_duration};
+
+/// Port 9096: the Prometheus exporter range 9100–9999 is fully allocated, and 9096
+/// appears in neither the core-component block (9090–9094) nor the list of
+/// exporters outside that range (see the README).
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:9096";
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to serve /metrics, /findings, /healthz, /readyz and the landing page on.
+    #[arg(long, default_value = DEFAULT_LISTEN, env = "KUBE_LIFECYCLE_LISTEN")]
+    pub listen: SocketAddr,
+
+    /// Serve the findings of a kubectl dump (JSON or YAML) instead of watching a cluster.
+    #[arg(long, value_name = "FILE", env = "KUBE_LIFECYCLE_FROM_FILE")]
+    pub from_file: Option<PathBuf>,
+
+    /// Kubeconfig file. Without it: in-cluster service account when running in a pod,
+    /// else $KUBECONFIG or ~/.kube/config, as kubectl does.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context to use instead of the current one.
+    #[arg(long)]
+    pub context: Option<String>,
+
+    /// Watch only this namespace (repeatable; default: all namespaces).
+    #[arg(
+        long = "namespace",
+        short = 'n',
+        value_name = "NAMESPACE",
+        env = "KUBE_LIFECYCLE_NAMESPACES",
+        value_delimiter = ','
+    )]
+    pub namespaces: Vec<String>,
+
+    /// Never watch this namespace (repeatable).
+    #[arg(
+        long = "exclude-namespace",
+        value_name = "NAMESPACE",
+        env = "KUBE_LIFECYCLE_EXCLUDE_NAMESPACES",
+        value_delimiter = ','
+    )]
+    pub exclude_namespaces: Vec<String>,
+
+    /// Warning events older than this are forgotten (the API server's own event TTL is 1h).
+    #[arg(long, value_parser = parse_duration, default_value = "1h", env = "KUBE_LIFECYCLE_EVENT_MAX_AGE")]
+    pub event_max_age: SignedDuration,
+
+    /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
+    #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
+    pub runbook_base_url: Option<String>,
+
+    #[command(flatten)]
+    pub thresholds: Thresholds,
+}
+
+async fn kube_client(args: &ServeArgs) -> Result<(Client, String)> {
+    let options = KubeConfigOptions {
+        context: args.context.clone(),
+        ..KubeConfigOptions::default()
+    };
+    let config = match (&args.kubeconfig, &args.context) {
+        (Some(path), _) => {
+            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("reading kubeconfig {}", path.display()))?;
+            Config::from_custom_kubeconfig(kubeconfig, &options).await.context("using the kubeconfig")?
+        }
+        (None, Some(_)) => Config::from_kubeconfig(&options).await.context("using the kubeconfig context")?,
+        (None, None) => Config::infer()
+            .await
+            .context("finding cluster credentials (in-cluster service account, $KUBECONFIG or ~/.kube/config)")?,
+    };
+    let url = config.cluster_url.to_string();
+    Ok((
+        Client::try_from(config).context("building the Kubernetes client")?,
+        url,
+    ))
+}
+
+pub async fn run(args: ServeArgs) -> Result<()> {
+    let settings = args.thresholds.settings();
+    let mut watchers = Vec::new();
+    let (live, source) = match &args.from_file {
+        Some(path) => {
+            let (label, text) = super::diagnose::read_input(path)?;
+            let loaded = dump::load_str(&text).with_context(|| label.clone())?;
+            tracing::info!(file = %label, "{}", loaded.summary());
+            (
+                Arc::new(LiveState::from_cluster(loaded.cluster, settings)),
+                format!("file {label}"),
+            )
+        }
+        None => {
+            let (client, url) = kube_client(&args).await?;
+            let options = WatchOptions {
+                namespaces: args.namespaces.clone(),
+                exclude_namespaces: args.exclude_namespaces.clone(),
+            };
+            let live = Arc::new(LiveState::new(settings, watch::plan(&options)));
+            tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, "watching");
+            watchers = watch::spawn_all(client, live.clone(), &options);
+            let pruned = live.clone();
+            let max_age = args.event_max_age;
+            watchers.push(tokio::spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+                loop {
+                    every.tick().await;
+                    pruned.prune_events(max_age);
+                }
+            }));
+            (live, format!("cluster {url}"))
+        }
+    };
+
+    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    let app = Arc::new(App::new(live, links, source));
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("listening on {}", args.listen))?;
+    tracing::info!(address = %listener.local_addr()?, "serving /metrics");
+    axum::serve(listener, app.router())
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("serving HTTP")?;
+    for watcher in watchers {
+        watcher.abort();
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// SIGTERM or SIGINT: stop accepting, let in-flight requests finish.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT: shutting down"),
+        () = terminate => tracing::info!("SIGTERM: shutting down"),
+    }
+}

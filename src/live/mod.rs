@@ -1,0 +1,10 @@
+//! The live exporter: watch tasks feeding a shared model, the exporter's own
+//! telemetry, and duration histograms observed on transitions.
+
+pub mod resources;
+pub mod state;
+pub mod telemetry;
+pub mod transitions;
+pub mod watch;
+
+pub use state::LiveState;

@@ -1,0 +1,260 @@
+//! The live model shared by the watch tasks (writers) and the HTTP handlers
+//! (readers), with what the exporter reports about itself.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use parking_lot::{Mutex, RwLock};
+
+use crate::diagnosis::{self, Finding, Settings};
+use crate::model::{Cluster, Kind, Object};
+
+use super::resources::plural;
+use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
+use super::transitions::Transitions;
+
+/// Which part of a kind one watch covers: every namespace, or one.
+pub type Scope = Option<String>;
+
+pub struct LiveState {
+    cluster: RwLock<Cluster>,
+    settings: Settings,
+    pub telemetry: Telemetry,
+    transitions: Mutex<Transitions>,
+    /// Each watch and whether it has completed its first list.
+    synced: Mutex<BTreeMap<(Kind, Scope), bool>>,
+    /// The last error logged per watch, so a persisting error is logged once.
+    last_error: Mutex<BTreeMap<(Kind, Scope), String>>,
+}
+
+impl LiveState {
+    /// State for watches that have yet to list.
+    pub fn new(settings: Settings, watches: impl IntoIterator<Item = (Kind, Scope)>) -> Self {
+        let state = LiveState {
+            cluster: RwLock::new(Cluster::new()),
+            settings,
+            telemetry: Telemetry::default(),
+            transitions: Mutex::new(Transitions::default()),
+            synced: Mutex::new(watches.into_iter().map(|w| (w, false)).collect()),
+            last_error: Mutex::new(BTreeMap::new()),
+        };
+        for (kind, _) in state.synced.lock().keys() {
+            state
+                .telemetry
+                .watch_synced
+                .get_or_create(&ResourceLabel {
+                    resource: plural(*kind),
+                })
+                .set(0);
+        }
+        state
+    }
+
+    /// State for a fixed snapshot (`serve --from-file`): complete from the start.
+    pub fn from_cluster(cluster: Cluster, settings: Settings) -> Self {
+        let state = LiveState::new(settings, []);
+        for kind in Kind::ALL {
+            state
+                .telemetry
+                .watch_synced
+                .get_or_create(&ResourceLabel {
+                    resource: plural(kind),
+                })
+                .set(1);
+        }
+        *state.cluster.write() = cluster;
+        state
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The findings of the moment.
+    pub fn findings(&self, now: Timestamp) -> Vec<Finding> {
+        let cluster = self.cluster.read();
+        diagnosis::diagnose_with(&cluster, now, &self.settings)
+    }
+
+    /// Objects held per kind.
+    pub fn counts(&self) -> Vec<(Kind, usize)> {
+        let cluster = self.cluster.read();
+        Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
+    }
+
+    /// A watch (re)listed: its objects replace what the model held for its scope.
+    pub fn relisted(&self, kind: Kind, scope: &Scope, objects: Vec<Object>) {
+        let resource = plural(kind);
+        let count = objects.len();
+        {
+            let mut cluster = self.cluster.write();
+            if kind == Kind::Pod {
+                let pods: Vec<_> = objects
+                    .iter()
+                    .filter_map(|o| match o {
+                        Object::Pod(p) => Some(p),
+                        _ => None,
+                    })
+                    .collect();
+                self.transitions.lock().pods_listed(pods);
+            }
+            match scope {
+                None => cluster.reset(kind, objects),
+                Some(namespace) => cluster.reset_namespace(kind, namespace, objects),
+            }
+        }
+        let was_synced = self
+            .synced
+            .lock()
+            .insert((kind, scope.clone()), true)
+            .unwrap_or(false);
+        if was_synced {
+            self.telemetry
+                .watch_restarts
+                .get_or_create(&ResourceLabel { resource })
+                .inc();
+            tracing::info!(
+                resource,
+                namespace = scope.as_deref(),
+                objects = count,
+                "relisted"
+            );
+        } else {
+            tracing::info!(
+                resource,
+                namespace = scope.as_deref(),
+                objects = count,
+                "synced"
+            );
+        }
+        if self.kind_synced(kind) {
+            self.telemetry
+                .watch_synced
+                .get_or_create(&ResourceLabel { resource })
+                .set(1);
+        }
+        self.telemetry
+            .watch_events
+            .get_or_create(&EventLabels {
+                resource,
+                r#type: "listed",
+            })
+            .inc_by(count as u64);
+        self.touched(kind);
+        self.last_error.lock().remove(&(kind, scope.clone()));
+    }
+
+    /// An object was added or changed.
+    pub fn applied(&self, object: Object) {
+        let kind = object.kind();
+        let observations = {
+            let mut cluster = self.cluster.write();
+            let observations = match &object {
+                Object::Pod(new) => {
+                    let old = cluster.pod(&object.key());
+                    self.transitions.lock().pod_applied(old, new)
+                }
+                _ => Vec::new(),
+            };
+            cluster.apply(object);
+            observations
+        };
+        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.counted(kind, "applied");
+    }
+
+    /// An object is gone; `object` is its last state.
+    pub fn deleted(&self, object: Object) {
+        let kind = object.kind();
+        let now = Timestamp::now();
+        let observations = {
+            let mut cluster = self.cluster.write();
+            let observations = match &object {
+                Object::Pod(pod) => self.transitions.lock().pod_deleted(&cluster, pod, now),
+                Object::Namespace(ns) => self
+                    .transitions
+                    .lock()
+                    .namespace_deleted(ns, now)
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            cluster.delete(kind, &object.key());
+            observations
+        };
+        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.counted(kind, "deleted");
+    }
+
+    fn counted(&self, kind: Kind, r#type: &'static str) {
+        let resource = plural(kind);
+        self.telemetry
+            .watch_events
+            .get_or_create(&EventLabels { resource, r#type })
+            .inc();
+        self.touched(kind);
+    }
+
+    fn touched(&self, kind: Kind) {
+        let now = Timestamp::now();
+        let seconds = now.as_second() as f64 + f64::from(now.subsec_nanosecond()) / 1e9;
+        self.telemetry
+            .watch_last_event
+            .get_or_create(&ResourceLabel {
+                resource: plural(kind),
+            })
+            .set(seconds);
+    }
+
+    /// Records a watch error; returns whether it differs from the previous one
+    /// of that watch (so the caller logs a persisting error once).
+    pub fn errored(&self, kind: Kind, scope: &Scope, reason: &'static str, message: &str) -> bool {
+        self.telemetry.error(plural(kind), reason);
+        let mut last = self.last_error.lock();
+        let key = (kind, scope.clone());
+        let new = last.get(&key).is_none_or(|m| m != message);
+        if new {
+            last.insert(key, message.to_string());
+        }
+        new
+    }
+
+    /// Forgets warning events older than `max_age`.
+    pub fn prune_events(&self, max_age: SignedDuration) {
+        if let Ok(cutoff) = Timestamp::now().checked_sub(max_age) {
+            self.cluster.write().prune_events(cutoff);
+        }
+    }
+
+    fn kind_synced(&self, kind: Kind) -> bool {
+        self.synced
+            .lock()
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .all(|(_, s)| *s)
+    }
+
+    /// Each watched resource and whether all its watches have listed once.
+    pub fn readiness(&self) -> Vec<(Kind, bool)> {
+        let synced = self.synced.lock();
+        let mut by_kind: BTreeMap<Kind, bool> = BTreeMap::new();
+        for ((kind, _), done) in synced.iter() {
+            let entry = by_kind.entry(*kind).or_insert(true);
+            *entry &= *done;
+        }
+        by_kind.into_iter().collect()
+    }
+
+    /// The last error of each watch that has not recovered since.
+    pub fn current_errors(&self) -> Vec<(Kind, Scope, String)> {
+        self.last_error
+            .lock()
+            .iter()
+            .map(|((k, s), m)| (*k, s.clone(), m.clone()))
+            .collect()
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.readiness().iter().all(|(_, ready)| *ready)
+    }
+}

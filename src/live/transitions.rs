@@ -1,0 +1,170 @@
+//! Lifecycle durations observed on transitions the watch sees: a pod's deletion
+//! completing, a pod being scheduled, a pod becoming Ready for the first time,
+//! a namespace's deletion completing. Pure: the caller supplies old and new
+//! objects and the time the change was seen.
+
+use std::collections::HashSet;
+
+use crate::diagnosis::{TerminatingCause, terminating_cause};
+use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time};
+
+/// One duration to record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observation {
+    /// Deletion request → object gone, with the Terminating cause at removal.
+    PodTerminated {
+        cause: TerminatingCause,
+        seconds: f64,
+    },
+    /// Creation → PodScheduled=True.
+    PodScheduled { seconds: f64 },
+    /// Creation → first Ready=True.
+    PodStarted { seconds: f64 },
+    /// Namespace deletion request → namespace gone.
+    NamespaceTerminated { seconds: f64 },
+}
+
+fn seconds_between(from: Time, to: Time) -> f64 {
+    (to.duration_since(from).as_secs_f64()).max(0.0)
+}
+
+fn ready(pod: &Pod) -> Option<&crate::model::Condition> {
+    pod.status
+        .conditions
+        .ready
+        .as_ref()
+        .filter(|c| c.status == ConditionStatus::True)
+}
+
+/// Remembers which pods have been seen Ready, so startup is counted once per pod.
+#[derive(Debug, Default)]
+pub struct Transitions {
+    ready_seen: HashSet<String>,
+}
+
+impl Transitions {
+    /// A pod was added or changed (not part of an initial list).
+    pub fn pod_applied(&mut self, old: Option<&Pod>, new: &Pod) -> Vec<Observation> {
+        let mut out = Vec::new();
+        let created = new.metadata.creation_timestamp;
+        let was_scheduled = old.is_some_and(|o| o.scheduled_at().is_some());
+        if let (false, Some(created), Some(scheduled)) =
+            (was_scheduled, created, new.scheduled_at())
+        {
+            out.push(Observation::PodScheduled {
+                seconds: seconds_between(created, scheduled),
+            });
+        }
+        if let Some(ready) = ready(new)
+            && self.ready_seen.insert(new.metadata.uid.clone())
+            && let (Some(created), Some(at)) = (created, ready.last_transition_time)
+        {
+            out.push(Observation::PodStarted {
+                seconds: seconds_between(created, at),
+            });
+        }
+        out
+    }
+
+    /// Pods listed at (re)start: those already Ready are not new starts.
+    pub fn pods_listed<'a>(&mut self, pods: impl IntoIterator<Item = &'a Pod>) {
+        for pod in pods {
+            if ready(pod).is_some() {
+                self.ready_seen.insert(pod.metadata.uid.clone());
+            }
+        }
+    }
+
+    /// A pod is gone. `cluster` still holds it, so the cause is judged as it
+    /// stood at removal.
+    pub fn pod_deleted(&mut self, cluster: &Cluster, pod: &Pod, now: Time) -> Vec<Observation> {
+        self.ready_seen.remove(&pod.metadata.uid);
+        match pod.deletion_requested() {
+            Some(requested) => vec![Observation::PodTerminated {
+                cause: terminating_cause(cluster, pod, now),
+                seconds: seconds_between(requested, now),
+            }],
+            // Force-deleted without a graceful phase: nothing was Terminating.
+            None => Vec::new(),
+        }
+    }
+
+    pub fn namespace_deleted(&self, namespace: &Namespace, now: Time) -> Option<Observation> {
+        let requested = namespace.metadata.deletion_timestamp?;
+        Some(Observation::NamespaceTerminated {
+            seconds: seconds_between(requested, now),
+        })
+    }
+
+    pub fn tracked_pods(&self) -> usize {
+        self.ready_seen.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(json: &str) -> Pod {
+        serde_json::from_str(json).unwrap()
+    }
+
+    const PENDING: &str = r#"{"metadata":{"name":"p","uid":"u1","creationTimestamp":"2024-06-01T10:00:00Z"},
+        "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False"}]}}"#;
+    const SCHEDULED: &str = r#"{"metadata":{"name":"p","uid":"u1","creationTimestamp":"2024-06-01T10:00:00Z"},
+        "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"True","lastTransitionTime":"2024-06-01T10:00:03Z"}]}}"#;
+    const READY: &str = r#"{"metadata":{"name":"p","uid":"u1","creationTimestamp":"2024-06-01T10:00:00Z"},
+        "status":{"phase":"Running","conditions":[
+            {"type":"PodScheduled","status":"True","lastTransitionTime":"2024-06-01T10:00:03Z"},
+            {"type":"Ready","status":"True","lastTransitionTime":"2024-06-01T10:00:20Z"}]}}"#;
+
+    #[test]
+    fn scheduling_and_first_readiness_are_counted_once() {
+        let mut t = Transitions::default();
+        let (pending, scheduled, ready) = (pod(PENDING), pod(SCHEDULED), pod(READY));
+        assert_eq!(t.pod_applied(None, &pending), vec![]);
+        assert_eq!(
+            t.pod_applied(Some(&pending), &scheduled),
+            vec![Observation::PodScheduled { seconds: 3.0 }]
+        );
+        assert_eq!(
+            t.pod_applied(Some(&scheduled), &ready),
+            vec![Observation::PodStarted { seconds: 20.0 }]
+        );
+        // A later update of a Ready pod, or a relist, does not count again.
+        assert_eq!(t.pod_applied(Some(&ready), &ready), vec![]);
+        t.pods_listed([&ready]);
+        assert_eq!(t.pod_applied(Some(&ready), &ready), vec![]);
+    }
+
+    #[test]
+    fn pods_ready_at_the_initial_list_are_not_new_starts() {
+        let mut t = Transitions::default();
+        let ready = pod(READY);
+        t.pods_listed([&ready]);
+        assert_eq!(t.pod_applied(Some(&ready), &ready), vec![]);
+    }
+
+    #[test]
+    fn a_completed_deletion_is_measured_from_the_request() {
+        let mut t = Transitions::default();
+        let deleted = pod(
+            r#"{"metadata":{"name":"p","uid":"u1","deletionTimestamp":"2024-06-01T10:00:30Z",
+                "deletionGracePeriodSeconds":30},"spec":{"nodeName":""}}"#,
+        );
+        let now: Time = "2024-06-01T10:00:12Z".parse().unwrap();
+        let seen = t.pod_deleted(&Cluster::new(), &deleted, now);
+        assert_eq!(
+            seen,
+            vec![Observation::PodTerminated {
+                cause: TerminatingCause::Graceful,
+                seconds: 12.0
+            }]
+        );
+        let never_terminating = pod(r#"{"metadata":{"name":"q","uid":"u2"}}"#);
+        assert!(
+            t.pod_deleted(&Cluster::new(), &never_terminating, now)
+                .is_empty()
+        );
+    }
+}

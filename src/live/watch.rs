@@ -1,0 +1,330 @@
+//! The watch tasks: one kube-runtime watcher per resource (and per namespace when
+//! the exporter is limited to some), feeding the live model. A relist
+//! (`Init … InitDone`) replaces what the model holds for that watch, so objects
+//! deleted while the watch was down disappear.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use k8s_openapi::NamespaceResourceScope;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Client};
+use tokio::task::JoinHandle;
+
+use crate::model::{
+    CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet, StatefulSet,
+};
+
+use super::resources::{Slim, Watched, group, plural};
+use super::state::{LiveState, Scope};
+
+/// What to watch.
+#[derive(Debug, Clone, Default)]
+pub struct WatchOptions {
+    /// Only these namespaces (empty: all).
+    pub namespaces: Vec<String>,
+    /// Never these namespaces.
+    pub exclude_namespaces: Vec<String>,
+}
+
+/// The kinds the exporter watches, in the order it starts them.
+pub const WATCHED_KINDS: [Kind; 8] = [
+    Kind::Node,
+    Kind::Namespace,
+    Kind::Pod,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::DaemonSet,
+    Kind::Event,
+];
+
+/// The watches to run: cluster-scoped kinds once; namespaced kinds once for all
+/// namespaces, or once per namespace given with `--namespace`.
+pub fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
+    WATCHED_KINDS
+        .iter()
+        .flat_map(|kind| {
+            if !kind.is_namespaced() || options.namespaces.is_empty() {
+                vec![(*kind, None)]
+            } else {
+                options
+                    .namespaces
+                    .iter()
+                    .map(|ns| (*kind, Some(ns.clone())))
+                    .collect()
+            }
+        })
+        .collect()
+}
+
+/// Server-side filtering: excluded namespaces, and only warning events.
+fn field_selector(kind: Kind, options: &WatchOptions) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    if kind == Kind::Event {
+        parts.push("type=Warning".into());
+    }
+    let field = match kind {
+        Kind::Namespace => Some("metadata.name"),
+        Kind::Node => None,
+        _ => Some("metadata.namespace"),
+    };
+    if let Some(field) = field {
+        parts.extend(
+            options
+                .exclude_namespaces
+                .iter()
+                .map(|ns| format!("{field}!={ns}")),
+        );
+    }
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
+/// Starts every planned watch.
+pub fn spawn_all(
+    client: Client,
+    state: Arc<LiveState>,
+    options: &WatchOptions,
+) -> Vec<JoinHandle<()>> {
+    plan(options)
+        .into_iter()
+        .map(|(kind, scope)| {
+            let config = watcher::Config {
+                field_selector: field_selector(kind, options),
+                ..watcher::Config::default()
+            };
+            let keep = keep_namespace(kind, options);
+            let (client, state) = (client.clone(), state.clone());
+            match kind {
+                Kind::Node => tokio::spawn(run(
+                    Api::<Watched<Node>>::all(client),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::Namespace => tokio::spawn(run(
+                    Api::<Watched<Namespace>>::all(client),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::Pod => tokio::spawn(run(
+                    namespaced::<Pod>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::Deployment => tokio::spawn(run(
+                    namespaced::<Deployment>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::ReplicaSet => tokio::spawn(run(
+                    namespaced::<ReplicaSet>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::StatefulSet => tokio::spawn(run(
+                    namespaced::<StatefulSet>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::DaemonSet => tokio::spawn(run(
+                    namespaced::<DaemonSet>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+                Kind::Event => tokio::spawn(run(
+                    namespaced::<CoreEvent>(client, &scope),
+                    config,
+                    state,
+                    scope,
+                    keep,
+                )),
+            }
+        })
+        .collect()
+}
+
+fn namespaced<T: Slim<Scope = NamespaceResourceScope>>(
+    client: Client,
+    scope: &Scope,
+) -> Api<Watched<T>> {
+    match scope {
+        Some(namespace) => Api::namespaced(client, namespace),
+        None => Api::all(client),
+    }
+}
+
+/// Client-side filter for what a server-side selector cannot say: Namespace
+/// objects outside the `--namespace` list.
+fn keep_namespace(kind: Kind, options: &WatchOptions) -> Option<Vec<String>> {
+    (kind == Kind::Namespace && !options.namespaces.is_empty()).then(|| options.namespaces.clone())
+}
+
+async fn run<T: Slim>(
+    api: Api<Watched<T>>,
+    config: watcher::Config,
+    state: Arc<LiveState>,
+    scope: Scope,
+    only_names: Option<Vec<String>>,
+) where
+    Watched<T>: kube::Resource<DynamicType = ()>,
+{
+    let resource = plural(T::KIND);
+    tracing::debug!(
+        resource,
+        namespace = scope.as_deref(),
+        selector = config.field_selector.as_deref(),
+        "watch starting"
+    );
+    let keep = |w: &Watched<T>| {
+        only_names
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == w.name()))
+    };
+    let mut stream = watcher(api, config).default_backoff().boxed();
+    let mut listing: Option<Vec<Object>> = None;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(Event::Init) => listing = Some(Vec::new()),
+            Ok(Event::InitApply(w)) => {
+                if keep(&w) {
+                    listing.get_or_insert_with(Vec::new).push(w.into_object());
+                }
+            }
+            Ok(Event::InitDone) => {
+                state.relisted(T::KIND, &scope, listing.take().unwrap_or_default())
+            }
+            Ok(Event::Apply(w)) if keep(&w) => state.applied(w.into_object()),
+            Ok(Event::Delete(w)) if keep(&w) => state.deleted(w.into_object()),
+            Ok(Event::Apply(_) | Event::Delete(_)) => {}
+            Err(err) => report(&state, T::KIND, &scope, &err),
+        }
+    }
+}
+
+fn watcher<T: Slim>(
+    api: Api<Watched<T>>,
+    config: watcher::Config,
+) -> impl futures::Stream<Item = watcher::Result<Event<Watched<T>>>>
+where
+    Watched<T>: kube::Resource<DynamicType = ()>,
+{
+    watcher::watcher(api, config)
+}
+
+/// A bounded reason for a watch error, and the verb that failed.
+pub fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
+    fn client(err: &kube::Error) -> &'static str {
+        match err {
+            kube::Error::Api(status) => match status.code {
+                401 => "unauthorized",
+                403 => "forbidden",
+                404 => "not_found",
+                410 => "expired",
+                500..=599 => "server_error",
+                _ => "other",
+            },
+            kube::Error::SerdeError(_) => "decode",
+            kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_) => {
+                "connection"
+            }
+            _ => "other",
+        }
+    }
+    match err {
+        watcher::Error::InitialListFailed(e) => (client(e), "list"),
+        watcher::Error::WatchStartFailed(e) => (client(e), "watch"),
+        watcher::Error::WatchFailed(e) => (client(e), "watch"),
+        watcher::Error::WatchError(status) => (
+            match status.code {
+                403 => "forbidden",
+                410 => "expired",
+                500..=599 => "server_error",
+                _ => "other",
+            },
+            "watch",
+        ),
+        watcher::Error::NoResourceVersion => ("other", "watch"),
+    }
+}
+
+fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
+    let (reason, verb) = classify(err);
+    let resource = plural(kind);
+    let message = err.to_string();
+    let first = state.errored(kind, scope, reason, &message);
+    let namespace = scope.as_deref();
+    match (reason, first) {
+        ("forbidden", true) => {
+            let api_group = if group(kind).is_empty() {
+                "\"\" (core)"
+            } else {
+                group(kind)
+            };
+            tracing::error!(
+                resource,
+                namespace,
+                verb,
+                api_group,
+                error = %message,
+                "permission denied: the exporter's ServiceAccount needs get, list and watch on {resource}; \
+                 findings that depend on it are missing until RBAC allows it (other resources keep working)"
+            );
+        }
+        ("expired", _) => tracing::info!(
+            resource,
+            namespace,
+            "watch expired (410 Gone); listing again"
+        ),
+        (_, true) => {
+            tracing::warn!(resource, namespace, verb, reason, error = %message, "watch error; retrying with backoff")
+        }
+        (_, false) => {
+            tracing::debug!(resource, namespace, verb, reason, error = %message, "watch error persists")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_limit_namespaced_watches_and_exclusions_become_field_selectors() {
+        let all = plan(&WatchOptions::default());
+        assert_eq!(all.len(), 8);
+        let some = plan(&WatchOptions {
+            namespaces: vec!["a".into(), "b".into()],
+            ..Default::default()
+        });
+        assert_eq!(some.iter().filter(|(k, _)| *k == Kind::Pod).count(), 2);
+        assert_eq!(some.iter().filter(|(k, _)| *k == Kind::Node).count(), 1);
+        let options = WatchOptions {
+            exclude_namespaces: vec!["kube-system".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            field_selector(Kind::Event, &options).as_deref(),
+            Some("type=Warning,metadata.namespace!=kube-system")
+        );
+        assert_eq!(
+            field_selector(Kind::Namespace, &options).as_deref(),
+            Some("metadata.name!=kube-system")
+        );
+        assert_eq!(field_selector(Kind::Node, &options), None);
+    }
+}

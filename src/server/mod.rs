@@ -1,0 +1,192 @@
+//! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings` and the landing page.
+
+pub mod exposition;
+pub mod landing;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use jiff::Timestamp;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
+
+use crate::diagnosis::Finding;
+use crate::live::LiveState;
+use crate::live::resources::plural;
+use crate::output::metrics::{FindingsCollector, FindingsSource};
+use crate::output::{RunbookLinks, json};
+
+use exposition::Format;
+
+/// What the handlers share.
+pub struct App {
+    pub live: Arc<LiveState>,
+    pub registry: Registry,
+    pub links: RunbookLinks,
+    /// Where the data comes from, for the landing page.
+    pub source: String,
+}
+
+/// Findings judged at scrape time from the live model.
+struct LiveFindings(Arc<LiveState>);
+
+impl FindingsSource for LiveFindings {
+    fn current(&self) -> Vec<Finding> {
+        self.0.findings(Timestamp::now())
+    }
+}
+
+/// Objects held per resource, read at scrape time.
+struct ModelSize(Arc<LiveState>);
+
+impl fmt::Debug for ModelSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ModelSize")
+    }
+}
+
+impl Collector for ModelSize {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let mut metric = encoder.encode_descriptor(
+            "kube_lifecycle_watch_objects",
+            "Objects of a resource held in the exporter's model.",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (kind, count) in self.0.counts() {
+            let labels = [("resource", plural(kind))];
+            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+}
+
+impl App {
+    pub fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
+        let mut registry = Registry::default();
+        FindingsCollector::new(LiveFindings(live.clone())).register(&mut registry);
+        registry.register_collector(Box::new(ModelSize(live.clone())));
+        live.telemetry.register(&mut registry);
+        App {
+            live,
+            registry,
+            links,
+            source,
+        }
+    }
+
+    pub fn router(self: Arc<Self>) -> Router {
+        Router::new()
+            .route("/", get(landing_page))
+            .route("/metrics", get(metrics))
+            .route("/findings", get(findings))
+            .route("/healthz", get(|| async { "ok\n" }))
+            .route("/readyz", get(readyz))
+            .with_state(self)
+    }
+}
+
+async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    let format = Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
+    // Rendering walks the whole model: keep it off the async workers.
+    let rendered = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let mut text = String::new();
+        let result = prometheus_client::encoding::text::encode(&mut text, &app.registry);
+        app.live
+            .telemetry
+            .render_seconds
+            .set(started.elapsed().as_secs_f64());
+        result.map(|()| text)
+    })
+    .await;
+    match rendered {
+        Ok(Ok(text)) => {
+            let body = match format {
+                Format::OpenMetrics => text,
+                Format::Classic => exposition::to_classic(&text),
+            };
+            ([(header::CONTENT_TYPE, format.content_type())], body).into_response()
+        }
+        Ok(Err(_)) | Err(_) => {
+            tracing::error!("rendering /metrics failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "rendering metrics failed\n",
+            )
+                .into_response()
+        }
+    }
+}
+
+async fn findings(State(app): State<Arc<App>>) -> Response {
+    let live = app.live.clone();
+    let list = tokio::task::spawn_blocking(move || live.findings(Timestamp::now()))
+        .await
+        .unwrap_or_default();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        json::render(&list, &app.links),
+    )
+        .into_response()
+}
+
+async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let readiness = app.live.readiness();
+    let pending: Vec<&str> = readiness
+        .iter()
+        .filter(|(_, ready)| !ready)
+        .map(|(k, _)| plural(*k))
+        .collect();
+    if pending.is_empty() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        let errors: Vec<String> = app
+            .live
+            .current_errors()
+            .into_iter()
+            .map(|(k, scope, message)| {
+                format!(
+                    "{}{}: {message}",
+                    plural(k),
+                    scope.map(|s| format!(" in {s}")).unwrap_or_default()
+                )
+            })
+            .collect();
+        let mut body = format!("not synced: {}\n", pending.join(", "));
+        for e in errors {
+            body.push_str(&e);
+            body.push('\n');
+        }
+        (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
+    }
+}
+
+async fn landing_page(State(app): State<Arc<App>>) -> Html<String> {
+    let live = app.live.clone();
+    let now = Timestamp::now();
+    let findings = tokio::task::spawn_blocking(move || live.findings(now))
+        .await
+        .unwrap_or_default();
+    let readiness = app.live.readiness();
+    let counts = app.live.counts();
+    let errors = app.live.current_errors();
+    Html(landing::render(&landing::Page {
+        findings: &findings,
+        now,
+        links: &app.links,
+        readiness: &readiness,
+        counts: &counts,
+        errors: &errors,
+        source: &app.source,
+    }))
+}
