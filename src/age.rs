@@ -1,6 +1,11 @@
 //! Durations printed the way `kubectl get` prints ages: `45s`, `12m`, `3h5m`, `2d4h`.
 
-use jiff::SignedDuration;
+use jiff::{SignedDuration, Timestamp};
+
+/// Unix time in seconds, with the sub-second part, as Prometheus samples carry it.
+pub fn unix_seconds(t: Timestamp) -> f64 {
+    t.as_second() as f64 + f64::from(t.subsec_nanosecond()) / 1e9
+}
 
 pub fn short(duration: SignedDuration) -> String {
     let secs = duration.as_secs().max(0);

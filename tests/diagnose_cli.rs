@@ -17,7 +17,12 @@ fn run(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the binary starts");
     if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
     } else {
         drop(child.stdin.take());
     }
@@ -35,7 +40,10 @@ fn stderr(o: &Output) -> String {
 /// Every incident of the write-ups, diagnosed with the right cause, and nothing else.
 #[test]
 fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
-    let out = run(&["diagnose", EXAMPLE, "--now", NOW, "--output", "json"], None);
+    let out = run(
+        &["diagnose", EXAMPLE, "--now", NOW, "--output", "json"],
+        None,
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     let got: Vec<String> = findings
@@ -46,7 +54,10 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
                 f["kind"].as_str().unwrap(),
                 f["namespace"].as_str().unwrap_or("-"),
                 f["name"].as_str().unwrap(),
-                f["container"].as_str().map(|c| format!("[{c}]")).unwrap_or_default(),
+                f["container"]
+                    .as_str()
+                    .map(|c| format!("[{c}]"))
+                    .unwrap_or_default(),
                 f["anomaly"].as_str().unwrap(),
                 f["cause"].as_str().unwrap(),
             )
@@ -76,9 +87,19 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
 #[test]
 fn json_findings_have_exactly_the_documented_keys() {
     let out = run(&["diagnose", EXAMPLE, "--now", NOW, "-o", "json"], None);
-    let findings: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(&stdout(&out)).unwrap();
+    let findings: Vec<serde_json::Map<String, serde_json::Value>> =
+        serde_json::from_str(&stdout(&out)).unwrap();
     let keys = [
-        "anomaly", "cause", "container", "kind", "message", "name", "namespace", "reasons", "runbook", "since",
+        "anomaly",
+        "cause",
+        "container",
+        "kind",
+        "message",
+        "name",
+        "namespace",
+        "reasons",
+        "runbook",
+        "since",
     ];
     for f in &findings {
         let mut got: Vec<&str> = f.keys().map(String::as_str).collect();
@@ -86,16 +107,30 @@ fn json_findings_have_exactly_the_documented_keys() {
         assert_eq!(got, keys);
         let runbook = f["runbook"].as_str().unwrap();
         assert!(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(runbook).parent().is_some(),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(runbook)
+                .parent()
+                .is_some(),
             "{runbook}"
         );
     }
-    let terminating = findings.iter().find(|f| f["name"] == "zookeeper-0").unwrap();
+    let terminating = findings
+        .iter()
+        .find(|f| f["name"] == "zookeeper-0")
+        .unwrap();
     // deletionTimestamp 02:25:24 minus the 30 s grace period.
     assert_eq!(terminating["since"], "2020-08-20T02:24:54Z");
-    assert!(terminating["message"].as_str().unwrap().contains("KillContainerError"));
+    assert!(
+        terminating["message"]
+            .as_str()
+            .unwrap()
+            .contains("KillContainerError")
+    );
     let cpu = findings.iter().find(|f| f["name"] == "cpu-hungry").unwrap();
-    assert_eq!(cpu["reasons"], serde_json::json!({"insufficient_cpu": 3, "node_not_ready": 1}));
+    assert_eq!(
+        cpu["reasons"],
+        serde_json::json!({"insufficient_cpu": 3, "node_not_ready": 1})
+    );
     let namespace = findings.iter().find(|f| f["name"] == "legacy-app").unwrap();
     assert_eq!(namespace["namespace"], serde_json::Value::Null);
     assert_eq!(namespace["container"], serde_json::Value::Null);
@@ -104,11 +139,23 @@ fn json_findings_have_exactly_the_documented_keys() {
 #[test]
 fn runbook_links_follow_a_published_base_url() {
     let out = run(
-        &["diagnose", EXAMPLE, "--now", NOW, "-o", "json", "--runbook-base-url", "https://runbooks.example.com/kle/"],
+        &[
+            "diagnose",
+            EXAMPLE,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+            "--runbook-base-url",
+            "https://runbooks.example.com/kle/",
+        ],
         None,
     );
     let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
-    let zk = findings.iter().find(|f| f["name"] == "zookeeper-0").unwrap();
+    let zk = findings
+        .iter()
+        .find(|f| f["name"] == "zookeeper-0")
+        .unwrap();
     assert_eq!(
         zk["runbook"],
         "https://runbooks.example.com/kle/kubelifecyclepodterminatingcontainersrunning"
@@ -123,13 +170,24 @@ fn the_table_is_aligned_and_names_every_finding() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 17, "{text}");
     let header = lines[0];
-    for column in ["NAMESPACE", "OBJECT", "ANOMALY", "CAUSE", "AGE", "DETAIL", "RUNBOOK"] {
+    for column in [
+        "NAMESPACE",
+        "OBJECT",
+        "ANOMALY",
+        "CAUSE",
+        "AGE",
+        "DETAIL",
+        "RUNBOOK",
+    ] {
         assert!(header.contains(column));
     }
     let cause_at = header.find("CAUSE").unwrap();
     for line in &lines[1..] {
         // Every row starts its CAUSE cell in the header's column.
-        let prefix: String = line.chars().take(header[..cause_at].chars().count()).collect();
+        let prefix: String = line
+            .chars()
+            .take(header[..cause_at].chars().count())
+            .collect();
         assert!(prefix.ends_with("  "), "misaligned: {line}");
     }
     assert!(text.contains("deployment/crontab-runner"));
@@ -146,14 +204,19 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     assert!(text.contains(
         "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",node=\"tke-node\",cause=\"containers_running\"} 1597890294.0"
     ), "{text}");
-    assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"qps_exceeded\"} 1"));
+    assert!(
+        text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"qps_exceeded\"} 1")
+    );
     assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"tls\"} 0"));
     assert!(text.contains(
         "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
     ));
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
     assert!(text.contains("kube_lifecycle_pod_pending_unschedulable_nodes{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
-    assert!(!text.contains("KillContainerError"), "raw messages never reach the exposition");
+    assert!(
+        !text.contains("KillContainerError"),
+        "raw messages never reach the exposition"
+    );
 }
 
 #[test]
@@ -170,7 +233,10 @@ fn standard_input_and_json_lists_are_read() {
     assert_eq!(findings[0]["cause"], "not_scheduled");
     let err = stderr(&out);
     assert!(err.contains("read 1 objects (1 Pod)"), "{err}");
-    assert!(err.contains("skipped 2 of kinds not diagnosed (1 v1/ConfigMap, 1 v1/Service)"), "{err}");
+    assert!(
+        err.contains("skipped 2 of kinds not diagnosed (1 v1/ConfigMap, 1 v1/Service)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -185,7 +251,13 @@ fn a_healthy_cluster_says_so() {
 
 fn fails_with(args: &[&str], stdin: Option<&str>, expected: &[&str]) {
     let out = run(args, stdin);
-    assert_eq!(out.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
     assert!(stdout(&out).is_empty());
     let err = stderr(&out);
     for e in expected {
@@ -200,26 +272,49 @@ fn bad_input_is_an_error_that_says_where() {
     // Truncated JSON.
     fails_with(
         &["diagnose", "-"],
-        Some(r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a""#),
+        Some(
+            r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a""#,
+        ),
         &["document 1", "not valid JSON", "EOF"],
     );
     // A field of the wrong type names the object and the path.
     fails_with(
         &["diagnose", "-"],
-        Some(r#"{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
+        Some(
+            r#"{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
             {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},
-             "status":{"containerStatuses":[{"name":"c","restartCount":"many"}]}}]}"#),
-        &["document 1, items[1]", "Pod ns/p", "status.containerStatuses[0].restartCount", "invalid type"],
+             "status":{"containerStatuses":[{"name":"c","restartCount":"many"}]}}]}"#,
+        ),
+        &[
+            "document 1, items[1]",
+            "Pod ns/p",
+            "status.containerStatuses[0].restartCount",
+            "invalid type",
+        ],
     );
     // YAML: the second document is not an object.
     fails_with(
         &["diagnose", "-"],
-        Some("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n---\n- just\n- a list of strings\n"),
+        Some(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n---\n- just\n- a list of strings\n",
+        ),
         &["document 2, items[0]", "found a string"],
     );
-    fails_with(&["diagnose", "-"], Some("kind: Pod\nmetadata: {name: [unclosed\n"), &["not valid YAML"]);
-    fails_with(&["diagnose", "-"], Some(r#"{"metadata":{"name":"x"}}"#), &["document 1", "kind", "missing"]);
-    fails_with(&["diagnose", "/nonexistent/dump.json"], None, &["reading /nonexistent/dump.json"]);
+    fails_with(
+        &["diagnose", "-"],
+        Some("kind: Pod\nmetadata: {name: [unclosed\n"),
+        &["not valid YAML"],
+    );
+    fails_with(
+        &["diagnose", "-"],
+        Some(r#"{"metadata":{"name":"x"}}"#),
+        &["document 1", "kind", "missing"],
+    );
+    fails_with(
+        &["diagnose", "/nonexistent/dump.json"],
+        None,
+        &["reading /nonexistent/dump.json"],
+    );
 }
 
 #[test]

@@ -13,11 +13,36 @@ fn condition(type_: &str, status: &str, reason: &str, message: &str) -> Value {
 
 fn healthy_conditions() -> Vec<Value> {
     vec![
-        condition("NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered", "All resources successfully discovered"),
-        condition("NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions", "All legacy kube types successfully parsed"),
-        condition("NamespaceDeletionContentFailure", "False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
-        condition("NamespaceContentRemaining", "False", "ContentRemoved", "All content successfully removed"),
-        condition("NamespaceFinalizersRemaining", "False", "ContentHasNoFinalizers", "All content-preserving finalizers finished"),
+        condition(
+            "NamespaceDeletionDiscoveryFailure",
+            "False",
+            "ResourcesDiscovered",
+            "All resources successfully discovered",
+        ),
+        condition(
+            "NamespaceDeletionGroupVersionParsingFailure",
+            "False",
+            "ParsedGroupVersions",
+            "All legacy kube types successfully parsed",
+        ),
+        condition(
+            "NamespaceDeletionContentFailure",
+            "False",
+            "ContentDeleted",
+            "All content successfully deleted, may be waiting on finalization",
+        ),
+        condition(
+            "NamespaceContentRemaining",
+            "False",
+            "ContentRemoved",
+            "All content successfully removed",
+        ),
+        condition(
+            "NamespaceFinalizersRemaining",
+            "False",
+            "ContentHasNoFinalizers",
+            "All content-preserving finalizers finished",
+        ),
     ]
 }
 
@@ -44,11 +69,19 @@ fn remaining_finalizers_are_the_cause_and_are_counted() {
     let conditions = replace(
         replace(
             healthy_conditions(),
-            condition("NamespaceContentRemaining", "True", "SomeResourcesRemain",
-                      "Some resources are remaining: persistentvolumeclaims. has 1 resource instances, pods. has 2 resource instances"),
+            condition(
+                "NamespaceContentRemaining",
+                "True",
+                "SomeResourcesRemain",
+                "Some resources are remaining: persistentvolumeclaims. has 1 resource instances, pods. has 2 resource instances",
+            ),
         ),
-        condition("NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain",
-                  "Some content in the namespace has finalizers remaining: kubernetes.io/pvc-protection in 1 resource instances, example.com/backup in 2 resource instances"),
+        condition(
+            "NamespaceFinalizersRemaining",
+            "True",
+            "SomeFinalizersRemain",
+            "Some content in the namespace has finalizers remaining: kubernetes.io/pvc-protection in 1 resource instances, example.com/backup in 2 resource instances",
+        ),
     );
     let findings = diagnose(&[terminating("legacy", conditions, &["kubernetes"])]);
     let f = only(&findings, "legacy");
@@ -56,10 +89,16 @@ fn remaining_finalizers_are_the_cause_and_are_counted() {
     assert_eq!(f.namespace, None);
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:00:00Z");
     match &f.detail {
-        Detail::NamespaceContent { remaining_resources, remaining_finalizers } => {
+        Detail::NamespaceContent {
+            remaining_resources,
+            remaining_finalizers,
+        } => {
             assert_eq!(remaining_resources.get("pods."), Some(&2));
             assert_eq!(remaining_resources.get("persistentvolumeclaims."), Some(&1));
-            assert_eq!(remaining_finalizers.get("kubernetes.io/pvc-protection"), Some(&1));
+            assert_eq!(
+                remaining_finalizers.get("kubernetes.io/pvc-protection"),
+                Some(&1)
+            );
             assert_eq!(remaining_finalizers.get("example.com/backup"), Some(&2));
         }
         other => panic!("{other:?}"),
@@ -70,18 +109,30 @@ fn remaining_finalizers_are_the_cause_and_are_counted() {
 fn content_still_being_deleted_is_content_remaining() {
     let conditions = replace(
         healthy_conditions(),
-        condition("NamespaceContentRemaining", "True", "SomeResourcesRemain", "Some resources are remaining: pods. has 3 resource instances"),
+        condition(
+            "NamespaceContentRemaining",
+            "True",
+            "SomeResourcesRemain",
+            "Some resources are remaining: pods. has 3 resource instances",
+        ),
     );
     let findings = diagnose(&[terminating("shop", conditions, &["kubernetes"])]);
-    assert_eq!(only(&findings, "shop").cause.to_string(), "content_remaining");
+    assert_eq!(
+        only(&findings, "shop").cause.to_string(),
+        "content_remaining"
+    );
 }
 
 #[test]
 fn an_unavailable_aggregated_api_is_discovery_failed() {
     let conditions = replace(
         healthy_conditions(),
-        condition("NamespaceDeletionDiscoveryFailure", "True", "DiscoveryFailed",
-                  "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"),
+        condition(
+            "NamespaceDeletionDiscoveryFailure",
+            "True",
+            "DiscoveryFailed",
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
+        ),
     );
     let findings = diagnose(&[terminating("monitoring", conditions, &["kubernetes"])]);
     let f = only(&findings, "monitoring");
@@ -93,21 +144,43 @@ fn an_unavailable_aggregated_api_is_discovery_failed() {
 fn failures_to_parse_or_delete_are_reported_as_such() {
     let parsing = replace(
         healthy_conditions(),
-        condition("NamespaceDeletionGroupVersionParsingFailure", "True", "GroupVersionParsingFailed", "some/bad/version"),
+        condition(
+            "NamespaceDeletionGroupVersionParsingFailure",
+            "True",
+            "GroupVersionParsingFailed",
+            "some/bad/version",
+        ),
     );
     let deletion = replace(
         healthy_conditions(),
-        condition("NamespaceDeletionContentFailure", "True", "ContentDeletionFailed",
-                  "Failed to delete all resource types, 1 remaining: Internal error occurred: error resolving resource"),
+        condition(
+            "NamespaceDeletionContentFailure",
+            "True",
+            "ContentDeletionFailed",
+            "Failed to delete all resource types, 1 remaining: Internal error occurred: error resolving resource",
+        ),
     );
-    let findings = diagnose(&[terminating("a", parsing, &["kubernetes"]), terminating("b", deletion, &["kubernetes"])]);
-    assert_eq!(only(&findings, "a").cause.to_string(), "group_version_parsing_failed");
-    assert_eq!(only(&findings, "b").cause.to_string(), "content_deletion_failed");
+    let findings = diagnose(&[
+        terminating("a", parsing, &["kubernetes"]),
+        terminating("b", deletion, &["kubernetes"]),
+    ]);
+    assert_eq!(
+        only(&findings, "a").cause.to_string(),
+        "group_version_parsing_failed"
+    );
+    assert_eq!(
+        only(&findings, "b").cause.to_string(),
+        "content_deletion_failed"
+    );
 }
 
 #[test]
 fn an_empty_namespace_waiting_on_its_own_finalizer() {
-    let findings = diagnose(&[terminating("old", healthy_conditions(), &["kubernetes", "example.com/tenant"])]);
+    let findings = diagnose(&[terminating(
+        "old",
+        healthy_conditions(),
+        &["kubernetes", "example.com/tenant"],
+    )]);
     let f = only(&findings, "old");
     assert_eq!(f.cause.to_string(), "namespace_finalizer");
     assert_eq!(f.message, "spec.finalizers: kubernetes, example.com/tenant");

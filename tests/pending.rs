@@ -21,7 +21,10 @@ fn reasons(objects: &[Value], name: &str) -> (String, Vec<(String, u32)>, Option
     let findings = diagnose(objects);
     let f = only(&findings, name);
     match &f.detail {
-        Detail::Pending { reasons, nodes_total } => (
+        Detail::Pending {
+            reasons,
+            nodes_total,
+        } => (
             f.cause.to_string(),
             reasons.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
             *nodes_total,
@@ -33,7 +36,13 @@ fn reasons(objects: &[Value], name: &str) -> (String, Vec<(String, u32)>, Option
 /// seed 001: `0/4 nodes are available: 2 Insufficient cpu.`
 #[test]
 fn insufficient_cpu() {
-    let (cause, r, total) = reasons(&[unscheduled("p", "0/4 nodes are available: 2 Insufficient cpu.")], "p");
+    let (cause, r, total) = reasons(
+        &[unscheduled(
+            "p",
+            "0/4 nodes are available: 2 Insufficient cpu.",
+        )],
+        "p",
+    );
     assert_eq!(cause, "insufficient_cpu");
     assert_eq!(r, [("insufficient_cpu".into(), 2)]);
     assert_eq!(total, Some(4));
@@ -43,7 +52,10 @@ fn insufficient_cpu() {
 #[test]
 fn max_pods_in_the_old_predicate_form() {
     let (cause, r, total) = reasons(
-        &[unscheduled("p", "No nodes are available that match all of the predicates: Insufficient pods (3).")],
+        &[unscheduled(
+            "p",
+            "No nodes are available that match all of the predicates: Insufficient pods (3).",
+        )],
         "p",
     );
     assert_eq!(cause, "insufficient_pods");
@@ -58,7 +70,11 @@ fn the_reason_with_most_nodes_wins_and_the_preemption_tail_is_ignored() {
     assert_eq!(cause, "node_affinity");
     assert_eq!(
         r,
-        [("insufficient_memory".into(), 2), ("node_affinity".into(), 3), ("taint".into(), 1)]
+        [
+            ("insufficient_memory".into(), 2),
+            ("node_affinity".into(), 3),
+            ("taint".into(), 1)
+        ]
     );
     assert_eq!(total, Some(6));
 }
@@ -83,7 +99,13 @@ fn node_controller_taints_count_as_node_states_not_taints() {
     let message = "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 node(s) had untolerated taint {node.kubernetes.io/unschedulable: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
     let (cause, r, _) = reasons(&[unscheduled("p", message)], "p");
     assert_eq!(cause, "node_unschedulable");
-    assert_eq!(r, [("node_unschedulable".into(), 2), ("node_not_ready".into(), 1)]);
+    assert_eq!(
+        r,
+        [
+            ("node_unschedulable".into(), 2),
+            ("node_not_ready".into(), 1)
+        ]
+    );
 }
 
 #[test]
@@ -95,10 +117,16 @@ fn ties_go_to_the_earlier_reason_of_the_vocabulary() {
 
 #[test]
 fn an_unparseable_message_is_other_and_kept() {
-    let findings = diagnose(&[unscheduled("p", "running PreFilter plugin \"VolumeBinding\": some new failure")]);
+    let findings = diagnose(&[unscheduled(
+        "p",
+        "running PreFilter plugin \"VolumeBinding\": some new failure",
+    )]);
     let f = only(&findings, "p");
     assert_eq!(f.cause.to_string(), "volume_binding");
-    let findings = diagnose(&[unscheduled("q", "something the scheduler never said before")]);
+    let findings = diagnose(&[unscheduled(
+        "q",
+        "something the scheduler never said before",
+    )]);
     let f = only(&findings, "q");
     assert_eq!(f.cause.to_string(), "other");
     assert_eq!(f.message, "something the scheduler never said before");

@@ -83,7 +83,15 @@ fn check(objects: &[Value]) -> Result<(), LoadError> {
 fn no_mutation_of_any_field_panics() {
     let list: Value = serde_saphyr::from_str(EXAMPLE).unwrap();
     let objects = list["items"].as_array().unwrap().clone();
-    let replacements = [None, Some(Value::Null), Some(json!("x")), Some(json!(-1)), Some(json!([])), Some(json!({})), Some(json!(true))];
+    let replacements = [
+        None,
+        Some(Value::Null),
+        Some(json!("x")),
+        Some(json!(-1)),
+        Some(json!([])),
+        Some(json!({})),
+        Some(json!(true)),
+    ];
     let (mut accepted, mut rejected) = (0, 0);
     for (index, object) in objects.iter().enumerate() {
         let mut all = Vec::new();
@@ -93,7 +101,11 @@ fn no_mutation_of_any_field_panics() {
         let neighbours: Vec<Value> = objects
             .iter()
             .enumerate()
-            .filter(|(i, o)| *i != index && (o["metadata"]["namespace"].is_null() || &o["metadata"]["namespace"] == namespace))
+            .filter(|(i, o)| {
+                *i != index
+                    && (o["metadata"]["namespace"].is_null()
+                        || &o["metadata"]["namespace"] == namespace)
+            })
             .map(|(_, o)| o.clone())
             .collect();
         for path in &all {
@@ -112,7 +124,10 @@ fn no_mutation_of_any_field_panics() {
         }
     }
     // Both outcomes happen: tolerance for nulls and missing fields, errors for wrong types.
-    assert!(accepted > 1000 && rejected > 100, "accepted {accepted}, rejected {rejected}");
+    assert!(
+        accepted > 1000 && rejected > 100,
+        "accepted {accepted}, rejected {rejected}"
+    );
 }
 
 #[test]

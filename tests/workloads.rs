@@ -25,14 +25,23 @@ fn replica_set(deployment: &str, name: &str, replicas: i64) -> Value {
 }
 
 fn rs_pod(rs: &str, name: &str, node: &str) -> Value {
-    running_pod("cron", name, node, Some(("ReplicaSet", rs, &format!("uid-{rs}"))))
+    running_pod(
+        "cron",
+        name,
+        node,
+        Some(("ReplicaSet", rs, &format!("uid-{rs}"))),
+    )
 }
 
 /// seed 003: the node was powered off, its pods were marked for deletion, the
 /// Deployment (Recreate) was re-rolled and nothing new was ever created.
 #[test]
 fn recreate_blocked_by_a_pod_on_a_powered_off_node() {
-    let pod = deleted(rs_pod("crontab-7697bd68c9", "crontab-7697bd68c9-qx7tm", "n-off"), "2024-06-01T10:10:00Z", 30);
+    let pod = deleted(
+        rs_pod("crontab-7697bd68c9", "crontab-7697bd68c9-qx7tm", "n-off"),
+        "2024-06-01T10:10:00Z",
+        30,
+    );
     let findings = diagnose(&[
         ready_node("n1"),
         lost_node("n-off"),
@@ -46,14 +55,25 @@ fn recreate_blocked_by_a_pod_on_a_powered_off_node() {
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T10:10:00Z");
     assert_eq!(
         f.detail,
-        Detail::Blocked { blocking_pods: 1, oldest_pod: "crontab-7697bd68c9-qx7tm".into() }
+        Detail::Blocked {
+            blocking_pods: 1,
+            oldest_pod: "crontab-7697bd68c9-qx7tm".into()
+        }
     );
-    assert!(f.message.contains("Kubelet stopped posting node status."), "{}", f.message);
+    assert!(
+        f.message.contains("Kubelet stopped posting node status."),
+        "{}",
+        f.message
+    );
 }
 
 #[test]
 fn a_recreate_rollout_in_progress_is_reported_as_graceful() {
-    let pod = deleted(rs_pod("app-old", "app-old-abcde", "n1"), "2024-06-01T11:59:50Z", 30);
+    let pod = deleted(
+        rs_pod("app-old", "app-old-abcde", "n1"),
+        "2024-06-01T11:59:50Z",
+        30,
+    );
     let findings = diagnose(&[
         ready_node("n1"),
         deployment("app", "Recreate", 2),
@@ -66,8 +86,16 @@ fn a_recreate_rollout_in_progress_is_reported_as_graceful() {
 
 #[test]
 fn the_blocking_count_covers_every_old_pod_and_the_cause_is_the_oldest_deletion() {
-    let early = deleted(rs_pod("app-v1", "app-v1-aaaaa", "n-off"), "2024-06-01T09:00:00Z", 30);
-    let mut late = containers_exited(deleted(rs_pod("app-v2", "app-v2-bbbbb", "n1"), "2024-06-01T11:00:00Z", 30));
+    let early = deleted(
+        rs_pod("app-v1", "app-v1-aaaaa", "n-off"),
+        "2024-06-01T09:00:00Z",
+        30,
+    );
+    let mut late = containers_exited(deleted(
+        rs_pod("app-v2", "app-v2-bbbbb", "n1"),
+        "2024-06-01T11:00:00Z",
+        30,
+    ));
     late["metadata"]["finalizers"] = json!(["example.com/hold"]);
     let findings = diagnose(&[
         ready_node("n1"),
@@ -80,7 +108,13 @@ fn the_blocking_count_covers_every_old_pod_and_the_cause_is_the_oldest_deletion(
     ]);
     let f = only(&findings, "app");
     assert_eq!(f.cause.to_string(), "node_not_ready");
-    assert_eq!(f.detail, Detail::Blocked { blocking_pods: 2, oldest_pod: "app-v1-aaaaa".into() });
+    assert_eq!(
+        f.detail,
+        Detail::Blocked {
+            blocking_pods: 2,
+            oldest_pod: "app-v1-aaaaa".into()
+        }
+    );
 }
 
 #[test]
@@ -112,7 +146,11 @@ fn terminal_pods_do_not_block_and_a_finished_rollout_is_healthy() {
 
 #[test]
 fn a_new_replica_set_with_live_pods_means_the_rollout_moved_on() {
-    let stuck = deleted(rs_pod("app-old", "app-old-abcde", "n-off"), "2024-06-01T10:00:00Z", 30);
+    let stuck = deleted(
+        rs_pod("app-old", "app-old-abcde", "n-off"),
+        "2024-06-01T10:00:00Z",
+        30,
+    );
     let findings = diagnose(&[
         ready_node("n1"),
         lost_node("n-off"),
@@ -122,12 +160,19 @@ fn a_new_replica_set_with_live_pods_means_the_rollout_moved_on() {
         stuck,
         rs_pod("app-new", "app-new-xyz12", "n1"),
     ]);
-    assert_eq!(causes(&findings), [("pod_terminating".into(), "node_not_ready".into())]);
+    assert_eq!(
+        causes(&findings),
+        [("pod_terminating".into(), "node_not_ready".into())]
+    );
 }
 
 #[test]
 fn rolling_update_deployments_are_never_recreate_blocked() {
-    let stuck = deleted(rs_pod("web-1", "web-1-abcde", "n-off"), "2024-06-01T10:00:00Z", 30);
+    let stuck = deleted(
+        rs_pod("web-1", "web-1-abcde", "n-off"),
+        "2024-06-01T10:00:00Z",
+        30,
+    );
     let findings = diagnose(&[
         ready_node("n1"),
         lost_node("n-off"),
@@ -135,7 +180,10 @@ fn rolling_update_deployments_are_never_recreate_blocked() {
         replica_set("web", "web-1", 0),
         stuck,
     ]);
-    assert_eq!(causes(&findings), [("pod_terminating".into(), "node_not_ready".into())]);
+    assert_eq!(
+        causes(&findings),
+        [("pod_terminating".into(), "node_not_ready".into())]
+    );
 }
 
 fn stateful_set(name: &str, replicas: i64) -> Value {
@@ -145,7 +193,12 @@ fn stateful_set(name: &str, replicas: i64) -> Value {
 }
 
 fn sts_pod(set: &str, ordinal: u32, node: &str) -> Value {
-    running_pod("cron", &format!("{set}-{ordinal}"), node, Some(("StatefulSet", set, &format!("uid-{set}"))))
+    running_pod(
+        "cron",
+        &format!("{set}-{ordinal}"),
+        node,
+        Some(("StatefulSet", set, &format!("uid-{set}"))),
+    )
 }
 
 #[test]
@@ -161,14 +214,29 @@ fn a_statefulset_ordinal_stuck_terminating_blocks_the_set() {
     let f = only(&findings, "zookeeper");
     assert_eq!(f.anomaly().as_str(), "statefulset_blocked");
     assert_eq!(f.cause.to_string(), "containers_running");
-    assert_eq!(f.detail, Detail::Blocked { blocking_pods: 1, oldest_pod: "zookeeper-0".into() });
+    assert_eq!(
+        f.detail,
+        Detail::Blocked {
+            blocking_pods: 1,
+            oldest_pod: "zookeeper-0".into()
+        }
+    );
 }
 
 #[test]
 fn a_terminating_pod_above_the_wanted_replicas_blocks_nothing() {
     let leaving = deleted(sts_pod("web", 2, "n1"), "2024-06-01T11:00:00Z", 30);
-    let findings = diagnose(&[ready_node("n1"), stateful_set("web", 2), sts_pod("web", 0, "n1"), sts_pod("web", 1, "n1"), leaving]);
-    assert_eq!(causes(&findings), [("pod_terminating".into(), "containers_running".into())]);
+    let findings = diagnose(&[
+        ready_node("n1"),
+        stateful_set("web", 2),
+        sts_pod("web", 0, "n1"),
+        sts_pod("web", 1, "n1"),
+        leaving,
+    ]);
+    assert_eq!(
+        causes(&findings),
+        [("pod_terminating".into(), "containers_running".into())]
+    );
 }
 
 fn daemon_set(name: &str, desired: i64, template: Value) -> Value {
@@ -188,9 +256,15 @@ fn exporter_template() -> Value {
 }
 
 fn ds_pod(set: &str, node: &str) -> Value {
-    let mut pod = running_pod("monitoring", &format!("{set}-{node}"), node, Some(("DaemonSet", set, &format!("uid-{set}"))));
+    let mut pod = running_pod(
+        "monitoring",
+        &format!("{set}-{node}"),
+        node,
+        Some(("DaemonSet", set, &format!("uid-{set}"))),
+    );
     pod["spec"]["hostNetwork"] = json!(true);
-    pod["spec"]["containers"][0]["ports"] = json!([{"containerPort": 9100, "hostPort": 9100, "protocol": "TCP"}]);
+    pod["spec"]["containers"][0]["ports"] =
+        json!([{"containerPort": 9100, "hostPort": 9100, "protocol": "TCP"}]);
     pod
 }
 
@@ -208,9 +282,19 @@ fn a_second_daemonset_on_a_taken_host_port() {
     ]);
     let f = only(&findings, "my-prom-prometheus-node-exporter");
     assert_eq!(f.cause.to_string(), "host_port_conflict");
-    assert!(f.message.contains("hostPort 9100/TCP on node \"n1\" is held by monitoring/node-exporter-n1"), "{}", f.message);
+    assert!(
+        f.message
+            .contains("hostPort 9100/TCP on node \"n1\" is held by monitoring/node-exporter-n1"),
+        "{}",
+        f.message
+    );
     match &f.detail {
-        Detail::DaemonSet { eligible_nodes, missing_nodes, desired, conflicting_port } => {
+        Detail::DaemonSet {
+            eligible_nodes,
+            missing_nodes,
+            desired,
+            conflicting_port,
+        } => {
             assert_eq!((*eligible_nodes, *missing_nodes, *desired), (2, 2, 0));
             assert_eq!(conflicting_port.as_ref().map(|p| p.port), Some(9100));
         }
@@ -227,7 +311,13 @@ fn daemon_pods_the_scheduler_cannot_place_for_ports_are_a_host_port_conflict() {
         "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
         "lastTransitionTime": "2024-06-01T11:30:00Z",
         "message": "0/2 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."}]});
-    let findings = diagnose(&[ready_node("n1"), ready_node("n2"), daemon_set("agent", 2, json!({})), ds_pod("agent", "n2"), pending]);
+    let findings = diagnose(&[
+        ready_node("n1"),
+        ready_node("n2"),
+        daemon_set("agent", 2, json!({})),
+        ds_pod("agent", "n2"),
+        pending,
+    ]);
     let f = only(&findings, "agent");
     assert_eq!(f.cause.to_string(), "host_port_conflict");
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:30:00Z");
@@ -235,14 +325,20 @@ fn daemon_pods_the_scheduler_cannot_place_for_ports_are_a_host_port_conflict() {
 
 #[test]
 fn a_daemonset_short_of_nodes_for_no_visible_reason_is_unknown() {
-    let findings = diagnose(&[ready_node("n1"), ready_node("n2"), daemon_set("agent", 1, json!({})), ds_pod("agent", "n1")]);
+    let findings = diagnose(&[
+        ready_node("n1"),
+        ready_node("n2"),
+        daemon_set("agent", 1, json!({})),
+        ds_pod("agent", "n1"),
+    ]);
     assert_eq!(only(&findings, "agent").cause.to_string(), "unknown");
 }
 
 #[test]
 fn nodes_a_daemonset_may_not_use_are_not_counted() {
     let mut master = ready_node("master-1");
-    master["spec"]["taints"] = json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]);
+    master["spec"]["taints"] =
+        json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]);
     let selective = daemon_set("gpu-agent", 0, json!({"nodeSelector": {"gpu": "true"}}));
     let findings = diagnose(&[
         master,

@@ -196,8 +196,7 @@ impl LiveState {
     }
 
     fn touched(&self, kind: Kind) {
-        let now = Timestamp::now();
-        let seconds = now.as_second() as f64 + f64::from(now.subsec_nanosecond()) / 1e9;
+        let seconds = crate::age::unix_seconds(Timestamp::now());
         self.telemetry
             .watch_last_event
             .get_or_create(&ResourceLabel {

@@ -43,7 +43,7 @@ fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
     f.since
         .map(|t| Sample {
             labels,
-            value: t.as_second() as f64 + f64::from(t.subsec_nanosecond()) / 1e9,
+            value: crate::age::unix_seconds(t),
         })
         .into_iter()
         .collect()
@@ -84,7 +84,7 @@ pub const FAMILIES: &[Family] = &[
         samples: |f| match f.detail {
             Detail::Terminating { deadline, .. } => one(
                 vec![text(&f.namespace), f.name.clone(), text(&f.node)],
-                deadline.as_second() as f64,
+                crate::age::unix_seconds(deadline),
             ),
             _ => vec![],
         },

@@ -68,7 +68,12 @@ pub fn lost_node(name: &str) -> Value {
 }
 
 /// A running pod on `node`, one container `app`, owned by `owner` (kind, name, uid) if given.
-pub fn running_pod(namespace: &str, name: &str, node: &str, owner: Option<(&str, &str, &str)>) -> Value {
+pub fn running_pod(
+    namespace: &str,
+    name: &str,
+    node: &str,
+    owner: Option<(&str, &str, &str)>,
+) -> Value {
     let mut pod = json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace, "uid": format!("uid-{name}"),
@@ -97,7 +102,9 @@ pub fn running_pod(namespace: &str, name: &str, node: &str, owner: Option<(&str,
 /// Marks a pod as deleted at `requested` with `grace` seconds: deletionTimestamp is the deadline.
 pub fn deleted(mut pod: Value, requested: &str, grace: i64) -> Value {
     let requested: Time = requested.parse().unwrap();
-    let deadline = requested.checked_add(jiff::SignedDuration::from_secs(grace)).unwrap();
+    let deadline = requested
+        .checked_add(jiff::SignedDuration::from_secs(grace))
+        .unwrap();
     pod["metadata"]["deletionTimestamp"] = json!(deadline.to_string());
     pod["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
     pod
@@ -105,16 +112,22 @@ pub fn deleted(mut pod: Value, requested: &str, grace: i64) -> Value {
 
 /// Replaces the first container's state with a terminated one.
 pub fn containers_exited(mut pod: Value) -> Value {
-    pod["status"]["containerStatuses"][0]["state"] =
-        json!({"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": "2024-06-01T11:00:20Z"}});
+    pod["status"]["containerStatuses"][0]["state"] = json!({"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": "2024-06-01T11:00:20Z"}});
     pod["status"]["containerStatuses"][0]["ready"] = json!(false);
     pod
 }
 
-static EVENT_SERIAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0x17a0_0000);
+static EVENT_SERIAL: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0x17a0_0000);
 
 /// A kubelet warning event about a pod (and container, if given).
-pub fn warning(pod: &Value, reason: &str, message: &str, container: Option<&str>, last: &str) -> Value {
+pub fn warning(
+    pod: &Value,
+    reason: &str,
+    message: &str,
+    container: Option<&str>,
+    last: &str,
+) -> Value {
     let meta = &pod["metadata"];
     let mut involved = json!({"apiVersion": "v1", "kind": "Pod", "name": meta["name"],
                               "namespace": meta["namespace"], "uid": meta["uid"]});
