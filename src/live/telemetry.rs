@@ -67,6 +67,120 @@ pub const NAMESPACE_BUCKETS: &[f64] = &[
     1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 21600.0, 86400.0,
 ];
 
+/// How one of the exporter's own families is documented.
+pub struct MetricDoc {
+    /// As exposed (counters with `_total`).
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub labels: &'static [&'static str],
+    pub help: &'static str,
+    pub example: &'static str,
+}
+
+/// The exporter's own families, documented once: registration takes its help
+/// text from here and `docs/metrics.md` is generated from it.
+pub const CATALOGUE: &[MetricDoc] = &[
+    MetricDoc {
+        name: "kube_lifecycle_watch_synced",
+        kind: "gauge",
+        labels: &["resource"],
+        help: "Whether the watch of a resource has completed its first list (1) or not (0).",
+        example: "min by (resource) (kube_lifecycle_watch_synced) == 0",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_watch_objects",
+        kind: "gauge",
+        labels: &["resource"],
+        help: "Objects of a resource held in the exporter's model.",
+        example: "kube_lifecycle_watch_objects{resource=\"pods\"}",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_watch_events",
+        kind: "counter",
+        labels: &["resource", "type"],
+        help: "Objects applied to the model, by resource and type: listed (from a list), applied and deleted (from watch events).",
+        example: "sum by (resource) (rate(kube_lifecycle_watch_events_total[5m]))",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_watch_restarts",
+        kind: "counter",
+        labels: &["resource"],
+        help: "Times a watch had to list again after its first sync (its resume point expired: 410 Gone).",
+        example: "increase(kube_lifecycle_watch_restarts_total[1h]) > 3",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_watch_errors",
+        kind: "counter",
+        labels: &["resource", "reason"],
+        help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, server_error, connection, decode, other).",
+        example: "sum by (resource, reason) (rate(kube_lifecycle_watch_errors_total[5m])) > 0",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_watch_last_event_timestamp_seconds",
+        kind: "gauge",
+        labels: &["resource"],
+        help: "Unix time the last list or watch event of a resource was applied.",
+        example: "time() - kube_lifecycle_watch_last_event_timestamp_seconds{resource=\"pods\"}",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_build_info",
+        kind: "gauge",
+        labels: &["version"],
+        help: "Build information; always 1.",
+        example: "count by (version) (kube_lifecycle_build_info)",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_scrape_render_duration_seconds",
+        kind: "gauge",
+        labels: &[],
+        help: "Time the previous /metrics response took to render.",
+        example: "max_over_time(kube_lifecycle_scrape_render_duration_seconds[1h])",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_pod_terminating_duration_seconds",
+        kind: "histogram",
+        labels: &["cause"],
+        help: "Time from a pod's deletion request to the object being gone, by the Terminating cause at removal.",
+        example: "histogram_quantile(0.99, sum by (le) (rate(kube_lifecycle_pod_terminating_duration_seconds_bucket[1h])))",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_pod_scheduling_latency_seconds",
+        kind: "histogram",
+        labels: &[],
+        help: "Time from a pod's creation to PodScheduled=True.",
+        example: "histogram_quantile(0.9, sum by (le) (rate(kube_lifecycle_pod_scheduling_latency_seconds_bucket[1h])))",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_pod_startup_duration_seconds",
+        kind: "histogram",
+        labels: &[],
+        help: "Time from a pod's creation to its first Ready=True.",
+        example: "histogram_quantile(0.5, sum by (le) (rate(kube_lifecycle_pod_startup_duration_seconds_bucket[1h])))",
+    },
+    MetricDoc {
+        name: "kube_lifecycle_namespace_terminating_duration_seconds",
+        kind: "histogram",
+        labels: &[],
+        help: "Time from a namespace's deletion request to the namespace being gone.",
+        example: "histogram_quantile(0.9, sum by (le) (rate(kube_lifecycle_namespace_terminating_duration_seconds_bucket[1d])))",
+    },
+];
+
+/// The catalogue as markdown (kept in `docs/metrics.md`).
+pub fn markdown_catalogue() -> String {
+    let mut out = String::new();
+    for doc in CATALOGUE {
+        let name = if doc.kind == "counter" { format!("{}_total", doc.name) } else { doc.name.to_string() };
+        let labels = if doc.labels.is_empty() {
+            "no labels".to_string()
+        } else {
+            format!("labels: {}", doc.labels.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", "))
+        };
+        out.push_str(&format!("### `{name}`\n\n{} · {labels}\n\n{}\n\n```promql\n{}\n```\n\n", doc.kind, doc.help, doc.example));
+    }
+    out
+}
+
 #[derive(Debug)]
 pub struct Telemetry {
     pub watch_synced: Family<ResourceLabel, Gauge>,
@@ -103,68 +217,29 @@ impl Default for Telemetry {
 }
 
 impl Telemetry {
-    /// Registers every family under its full `kube_lifecycle_` name (help texts
-    /// carry no final period: the registry adds one).
+    /// Registers every family under its full `kube_lifecycle_` name, with the
+    /// help text of [`CATALOGUE`].
     pub fn register(&self, registry: &mut Registry) {
-        registry.register(
-            "kube_lifecycle_watch_synced",
-            "Whether the watch of a resource has completed its first list (1) or not (0)",
-            self.watch_synced.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_watch_events",
-            "Objects applied to the model, by resource and type: listed (from a list), applied and deleted (from watch events)",
-            self.watch_events.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_watch_restarts",
-            "Times a watch had to list again after its first sync (disconnect beyond resume, 410 Gone)",
-            self.watch_restarts.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_watch_errors",
-            "Errors from the API server while listing or watching, by resource and reason",
-            self.watch_errors.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_watch_last_event_timestamp_seconds",
-            "Unix time the last watch event of a resource was applied",
-            self.watch_last_event.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_build_info",
-            "Build information; always 1",
-            self.build_info.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_scrape_render_duration_seconds",
-            "Time the previous /metrics response took to render",
-            self.render_seconds.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_pod_terminating_duration_seconds",
-            "Time from a pod's deletion request to the object being gone, by the Terminating cause at removal",
-            self.pod_terminating.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_pod_scheduling_latency_seconds",
-            "Time from a pod's creation to PodScheduled=True",
-            self.pod_scheduling.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_pod_startup_duration_seconds",
-            "Time from a pod's creation to its first Ready=True",
-            self.pod_startup.clone(),
-        );
-        registry.register(
-            "kube_lifecycle_namespace_terminating_duration_seconds",
-            "Time from a namespace's deletion request to the namespace being gone",
-            self.namespace_terminating.clone(),
-        );
+        fn help(name: &str) -> &'static str {
+            CATALOGUE.iter().find(|d| d.name == name).map_or("", |d| d.help)
+        }
+        fn add(registry: &mut Registry, name: &'static str, metric: impl prometheus_client::registry::Metric) {
+            // The registry appends a period; the catalogue's texts end with one.
+            registry.register(name, help(name).trim_end_matches('.'), metric);
+        }
+        add(registry, "kube_lifecycle_watch_synced", self.watch_synced.clone());
+        add(registry, "kube_lifecycle_watch_events", self.watch_events.clone());
+        add(registry, "kube_lifecycle_watch_restarts", self.watch_restarts.clone());
+        add(registry, "kube_lifecycle_watch_errors", self.watch_errors.clone());
+        add(registry, "kube_lifecycle_watch_last_event_timestamp_seconds", self.watch_last_event.clone());
+        add(registry, "kube_lifecycle_build_info", self.build_info.clone());
+        add(registry, "kube_lifecycle_scrape_render_duration_seconds", self.render_seconds.clone());
+        add(registry, "kube_lifecycle_pod_terminating_duration_seconds", self.pod_terminating.clone());
+        add(registry, "kube_lifecycle_pod_scheduling_latency_seconds", self.pod_scheduling.clone());
+        add(registry, "kube_lifecycle_pod_startup_duration_seconds", self.pod_startup.clone());
+        add(registry, "kube_lifecycle_namespace_terminating_duration_seconds", self.namespace_terminating.clone());
         self.build_info
-            .get_or_create(&BuildLabels {
-                version: env!("CARGO_PKG_VERSION"),
-            })
+            .get_or_create(&BuildLabels { version: env!("CARGO_PKG_VERSION") })
             .set(1);
     }
 
@@ -188,5 +263,52 @@ impl Telemetry {
         self.watch_errors
             .get_or_create(&ErrorLabels { resource, reason })
             .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every family the exporter registers is documented, and nothing else is.
+    #[test]
+    fn the_catalogue_matches_what_is_registered() {
+        let mut registry = Registry::default();
+        let t = Telemetry::default();
+        t.register(&mut registry);
+        // Families without samples are not printed: give each one.
+        let resource = ResourceLabel { resource: "pods" };
+        t.watch_synced.get_or_create(&resource).set(1);
+        t.watch_restarts.get_or_create(&resource).inc();
+        t.watch_last_event.get_or_create(&resource).set(1.0);
+        t.watch_events.get_or_create(&EventLabels { resource: "pods", r#type: "applied" }).inc();
+        t.error("pods", "forbidden");
+        t.observe(&Observation::PodTerminated { cause: crate::diagnosis::TerminatingCause::Graceful, seconds: 1.0 });
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let mut registered: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE "))
+            .map(|t| {
+                let (name, kind) = t.split_once(' ').unwrap();
+                if kind == "counter" { format!("{name}_total") } else { name.to_string() }
+            })
+            .collect();
+        registered.push("kube_lifecycle_watch_objects".into()); // a scrape-time collector
+        registered.sort();
+        let mut documented: Vec<String> = CATALOGUE
+            .iter()
+            .map(|d| if d.kind == "counter" { format!("{}_total", d.name) } else { d.name.to_string() })
+            .collect();
+        documented.sort();
+        assert_eq!(registered, documented);
+        for line in text.lines().filter(|l| l.starts_with("# HELP ")) {
+            assert!(!line.ends_with(".."), "{line}");
+        }
+    }
+
+    #[test]
+    fn docs_list_the_exporters_own_metrics() {
+        crate::doc_blocks::check("docs/metrics.md", "telemetry", &markdown_catalogue());
     }
 }

@@ -22,6 +22,7 @@ use prometheus_client::registry::Registry;
 use crate::diagnosis::Finding;
 use crate::live::LiveState;
 use crate::live::resources::plural;
+use crate::live::telemetry::CATALOGUE;
 use crate::output::metrics::{FindingsCollector, FindingsSource};
 use crate::output::{RunbookLinks, json};
 
@@ -56,12 +57,9 @@ impl fmt::Debug for ModelSize {
 
 impl Collector for ModelSize {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let mut metric = encoder.encode_descriptor(
-            "kube_lifecycle_watch_objects",
-            "Objects of a resource held in the exporter's model.",
-            None,
-            MetricType::Gauge,
-        )?;
+        let name = "kube_lifecycle_watch_objects";
+        let help = CATALOGUE.iter().find(|d| d.name == name).map_or("", |d| d.help);
+        let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
         for (kind, count) in self.0.counts() {
             let labels = [("resource", plural(kind))];
             ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
