@@ -204,23 +204,7 @@ fn load_json_object(
     item: Option<usize>,
     loaded: &mut Loaded,
 ) -> Result<(), LoadError> {
-    let text = raw.get();
-    if !text.trim_start().starts_with('{') {
-        return Err(LoadError::NotAnObject {
-            document,
-            item: ItemIndex(item),
-            found: json_type(text.trim_start()),
-        });
-    }
-    let type_meta: TypeMeta = serde_json::from_str(text).map_err(|e| LoadError::BadObject {
-        document,
-        item: ItemIndex(item),
-        what: "object".into(),
-        path: "apiVersion/kind".into(),
-        message: e.to_string(),
-    })?;
-    let name = serde_json::from_str::<NamePeek>(text).unwrap_or_default();
-    decode(type_meta, name, document, item, loaded, Source::Json(text))
+    load_object(Source::Json(raw.get().trim_start()), document, item, loaded)
 }
 
 fn load_yaml(input: &str, loaded: &mut Loaded) -> Result<(), LoadError> {
@@ -279,29 +263,32 @@ fn load_value_object(
     item: Option<usize>,
     loaded: &mut Loaded,
 ) -> Result<(), LoadError> {
-    if !value.is_object() {
+    load_object(Source::Value(&value), document, item, loaded)
+}
+
+/// Reads one object's `apiVersion` and `kind`, then the object itself.
+fn load_object(
+    source: Source,
+    document: usize,
+    item: Option<usize>,
+    loaded: &mut Loaded,
+) -> Result<(), LoadError> {
+    if let Some(found) = source.not_an_object() {
         return Err(LoadError::NotAnObject {
             document,
             item: ItemIndex(item),
-            found: value_type(&value),
+            found,
         });
     }
-    let type_meta = TypeMeta::deserialize(&value).map_err(|e| LoadError::BadObject {
+    let type_meta: TypeMeta = source.read().map_err(|(_, message)| LoadError::BadObject {
         document,
         item: ItemIndex(item),
         what: "object".into(),
         path: "apiVersion/kind".into(),
-        message: e.to_string(),
+        message,
     })?;
-    let name = NamePeek::deserialize(&value).unwrap_or_default();
-    decode(
-        type_meta,
-        name,
-        document,
-        item,
-        loaded,
-        Source::Value(&value),
-    )
+    let name: NamePeek = source.read().unwrap_or_default();
+    decode(type_meta, name, document, item, loaded, source)
 }
 
 /// Where an object's text is: JSON text, or a value parsed from YAML.
@@ -312,6 +299,16 @@ enum Source<'a> {
 }
 
 impl Source<'_> {
+    /// What the source is, when it is not a mapping.
+    fn not_an_object(self) -> Option<&'static str> {
+        match self {
+            Source::Json(text) if text.starts_with('{') => None,
+            Source::Json(text) => Some(json_type(text)),
+            Source::Value(value) if value.is_object() => None,
+            Source::Value(value) => Some(value_type(value)),
+        }
+    }
+
     /// Decodes into `T`, or says at which field path it failed and why.
     fn read<T: DeserializeOwned>(self) -> Result<T, (String, String)> {
         match self {

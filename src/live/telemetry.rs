@@ -170,13 +170,27 @@ pub const CATALOGUE: &[MetricDoc] = &[
 pub fn markdown_catalogue() -> String {
     let mut out = String::new();
     for doc in CATALOGUE {
-        let name = if doc.kind == "counter" { format!("{}_total", doc.name) } else { doc.name.to_string() };
+        let name = if doc.kind == "counter" {
+            format!("{}_total", doc.name)
+        } else {
+            doc.name.to_string()
+        };
         let labels = if doc.labels.is_empty() {
             "no labels".to_string()
         } else {
-            format!("labels: {}", doc.labels.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", "))
+            format!(
+                "labels: {}",
+                doc.labels
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         };
-        out.push_str(&format!("### `{name}`\n\n{} · {labels}\n\n{}\n\n```promql\n{}\n```\n\n", doc.kind, doc.help, doc.example));
+        out.push_str(&format!(
+            "### `{name}`\n\n{} · {labels}\n\n{}\n\n```promql\n{}\n```\n\n",
+            doc.kind, doc.help, doc.example
+        ));
     }
     out
 }
@@ -221,25 +235,78 @@ impl Telemetry {
     /// help text of [`CATALOGUE`].
     pub fn register(&self, registry: &mut Registry) {
         fn help(name: &str) -> &'static str {
-            CATALOGUE.iter().find(|d| d.name == name).map_or("", |d| d.help)
+            CATALOGUE
+                .iter()
+                .find(|d| d.name == name)
+                .map_or("", |d| d.help)
         }
-        fn add(registry: &mut Registry, name: &'static str, metric: impl prometheus_client::registry::Metric) {
+        fn add(
+            registry: &mut Registry,
+            name: &'static str,
+            metric: impl prometheus_client::registry::Metric,
+        ) {
             // The registry appends a period; the catalogue's texts end with one.
             registry.register(name, help(name).trim_end_matches('.'), metric);
         }
-        add(registry, "kube_lifecycle_watch_synced", self.watch_synced.clone());
-        add(registry, "kube_lifecycle_watch_events", self.watch_events.clone());
-        add(registry, "kube_lifecycle_watch_restarts", self.watch_restarts.clone());
-        add(registry, "kube_lifecycle_watch_errors", self.watch_errors.clone());
-        add(registry, "kube_lifecycle_watch_last_event_timestamp_seconds", self.watch_last_event.clone());
-        add(registry, "kube_lifecycle_build_info", self.build_info.clone());
-        add(registry, "kube_lifecycle_scrape_render_duration_seconds", self.render_seconds.clone());
-        add(registry, "kube_lifecycle_pod_terminating_duration_seconds", self.pod_terminating.clone());
-        add(registry, "kube_lifecycle_pod_scheduling_latency_seconds", self.pod_scheduling.clone());
-        add(registry, "kube_lifecycle_pod_startup_duration_seconds", self.pod_startup.clone());
-        add(registry, "kube_lifecycle_namespace_terminating_duration_seconds", self.namespace_terminating.clone());
+        add(
+            registry,
+            "kube_lifecycle_watch_synced",
+            self.watch_synced.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_watch_events",
+            self.watch_events.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_watch_restarts",
+            self.watch_restarts.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_watch_errors",
+            self.watch_errors.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_watch_last_event_timestamp_seconds",
+            self.watch_last_event.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_build_info",
+            self.build_info.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_scrape_render_duration_seconds",
+            self.render_seconds.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_pod_terminating_duration_seconds",
+            self.pod_terminating.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_pod_scheduling_latency_seconds",
+            self.pod_scheduling.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_pod_startup_duration_seconds",
+            self.pod_startup.clone(),
+        );
+        add(
+            registry,
+            "kube_lifecycle_namespace_terminating_duration_seconds",
+            self.namespace_terminating.clone(),
+        );
         self.build_info
-            .get_or_create(&BuildLabels { version: env!("CARGO_PKG_VERSION") })
+            .get_or_create(&BuildLabels {
+                version: env!("CARGO_PKG_VERSION"),
+            })
             .set(1);
     }
 
@@ -281,9 +348,17 @@ mod tests {
         t.watch_synced.get_or_create(&resource).set(1);
         t.watch_restarts.get_or_create(&resource).inc();
         t.watch_last_event.get_or_create(&resource).set(1.0);
-        t.watch_events.get_or_create(&EventLabels { resource: "pods", r#type: "applied" }).inc();
+        t.watch_events
+            .get_or_create(&EventLabels {
+                resource: "pods",
+                r#type: "applied",
+            })
+            .inc();
         t.error("pods", "forbidden");
-        t.observe(&Observation::PodTerminated { cause: crate::diagnosis::TerminatingCause::Graceful, seconds: 1.0 });
+        t.observe(&Observation::PodTerminated {
+            cause: crate::diagnosis::TerminatingCause::Graceful,
+            seconds: 1.0,
+        });
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let mut registered: Vec<String> = text
@@ -291,14 +366,24 @@ mod tests {
             .filter_map(|l| l.strip_prefix("# TYPE "))
             .map(|t| {
                 let (name, kind) = t.split_once(' ').unwrap();
-                if kind == "counter" { format!("{name}_total") } else { name.to_string() }
+                if kind == "counter" {
+                    format!("{name}_total")
+                } else {
+                    name.to_string()
+                }
             })
             .collect();
         registered.push("kube_lifecycle_watch_objects".into()); // a scrape-time collector
         registered.sort();
         let mut documented: Vec<String> = CATALOGUE
             .iter()
-            .map(|d| if d.kind == "counter" { format!("{}_total", d.name) } else { d.name.to_string() })
+            .map(|d| {
+                if d.kind == "counter" {
+                    format!("{}_total", d.name)
+                } else {
+                    d.name.to_string()
+                }
+            })
             .collect();
         documented.sort();
         assert_eq!(registered, documented);

@@ -49,6 +49,17 @@ fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
         .collect()
 }
 
+/// `[namespace, workload, cause]` → the number of pods blocking the workload.
+fn blocking_pods(f: &Finding) -> Vec<Sample> {
+    match f.detail {
+        Detail::Blocked { blocking_pods, .. } => one(
+            vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
+            blocking_pods as f64,
+        ),
+        _ => vec![],
+    }
+}
+
 fn one(labels: Vec<String>, value: f64) -> Vec<Sample> {
     vec![Sample { labels, value }]
 }
@@ -108,13 +119,7 @@ pub const FAMILIES: &[Family] = &[
         help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods.",
         labels: &["namespace", "deployment", "cause"],
         anomaly: Anomaly::RecreateBlocked,
-        samples: |f| match f.detail {
-            Detail::Blocked { blocking_pods, .. } => one(
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-                blocking_pods as f64,
-            ),
-            _ => vec![],
-        },
+        samples: blocking_pods,
         example: r#"kube_lifecycle_deployment_recreate_blocking_pods{cause!="graceful"} > 0"#,
     },
     Family {
@@ -139,13 +144,7 @@ pub const FAMILIES: &[Family] = &[
         help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone.",
         labels: &["namespace", "statefulset", "cause"],
         anomaly: Anomaly::StatefulSetBlocked,
-        samples: |f| match f.detail {
-            Detail::Blocked { blocking_pods, .. } => one(
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-                blocking_pods as f64,
-            ),
-            _ => vec![],
-        },
+        samples: blocking_pods,
         example: "sum by (namespace, statefulset) (kube_lifecycle_statefulset_blocking_pods)",
     },
     Family {

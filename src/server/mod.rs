@@ -58,7 +58,10 @@ impl fmt::Debug for ModelSize {
 impl Collector for ModelSize {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
         let name = "kube_lifecycle_watch_objects";
-        let help = CATALOGUE.iter().find(|d| d.name == name).map_or("", |d| d.help);
+        let help = CATALOGUE
+            .iter()
+            .find(|d| d.name == name)
+            .map_or("", |d| d.help);
         let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
         for (kind, count) in self.0.counts() {
             let labels = [("resource", plural(kind))];
