@@ -1,0 +1,761 @@
+//! The object store: current objects, the change history that watches resume
+//! from, pagination snapshots and the registry of open watches.
+//!
+//! Everything lives behind one lock so that a change gets its resourceVersion,
+//! enters the history and reaches every open watch in one step, as etcd and
+//! the watch cache order them. Work proportional to the number of objects
+//! (serialising a list page, evaluating selectors) happens outside the lock on
+//! shared `Arc`s.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::object::StoredObject;
+use crate::resources::{self, ResourceId};
+use crate::selectors::Filter;
+use crate::time::now_rfc3339;
+
+/// How many changes are kept for watches to resume from by default; older
+/// ones are compacted away, as etcd does every few minutes.
+pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 100_000;
+
+/// How many changes may queue for one watch before it is closed. A closed
+/// watch resumes from the history, like a watcher the API server dropped for
+/// being too slow.
+const WATCH_QUEUE: usize = 100_000;
+
+/// Pagination snapshots kept at once; the oldest is dropped first and its
+/// continue token then answers 410 Expired.
+const MAX_SNAPSHOTS: usize = 64;
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChangeType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One change, as recorded in the history and sent to watches.
+#[derive(Debug)]
+pub(crate) struct Change {
+    pub resource: ResourceId,
+    pub change: ChangeType,
+    /// The new state; for a deletion, the last state with a new resourceVersion.
+    pub object: Arc<StoredObject>,
+    /// The state before a modification, so a watch can tell whether the
+    /// object entered or left its selectors.
+    pub previous: Option<Arc<StoredObject>>,
+}
+
+impl Change {
+    pub fn resource_version(&self) -> u64 {
+        self.object.resource_version
+    }
+}
+
+/// What an open watch receives besides cancellation.
+#[derive(Debug)]
+pub(crate) enum WatchMessage {
+    Change(Arc<Change>),
+    /// Text to write verbatim as one line (fault injection).
+    Raw(Arc<str>),
+}
+
+/// Where a watch starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WatchStart {
+    /// Synthetic ADDED events for every current object, then live changes.
+    CurrentState,
+    /// Every retained change after this resourceVersion, then live changes.
+    Since(u64),
+    /// Live changes only.
+    Now,
+}
+
+/// Why the store refused a request.
+#[derive(Debug)]
+pub(crate) enum StoreError {
+    /// A watch asked for history that was compacted away.
+    TooOld { requested: u64, oldest: u64 },
+    /// A continue token whose snapshot is gone.
+    ContinueExpired,
+    /// A continue token that this server did not make for this request.
+    InvalidContinue(String),
+}
+
+/// One page of a list.
+#[derive(Debug)]
+pub(crate) struct ListPage {
+    pub resource_version: u64,
+    pub items: Vec<Arc<StoredObject>>,
+    pub continue_token: Option<String>,
+    pub remaining_item_count: Option<usize>,
+}
+
+/// An open watch's share of the store. Dropping it unregisters the watch.
+pub(crate) struct Subscription {
+    pub id: u64,
+    /// The resourceVersion up to which `initial` and `replay` bring the watch.
+    pub start_resource_version: u64,
+    pub initial: Vec<Arc<StoredObject>>,
+    pub replay: Vec<Arc<Change>>,
+    /// Live changes; `None` for a watch that must never send anything.
+    pub events: Option<mpsc::Receiver<WatchMessage>>,
+    /// Cancelled when the watch is cut: the stream must then break.
+    pub cut: CancellationToken,
+    _registration: Registration,
+}
+
+struct Registration {
+    store: Arc<Store>,
+    id: u64,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.store.state.lock().watchers.remove(&self.id);
+    }
+}
+
+struct WatcherSlot {
+    resource: ResourceId,
+    events: Option<mpsc::Sender<WatchMessage>>,
+    cut: CancellationToken,
+}
+
+/// A consistent view that continue tokens page through.
+struct Snapshot {
+    resource: ResourceId,
+    namespace: Option<String>,
+    resource_version: u64,
+    items: Arc<Vec<Arc<StoredObject>>>,
+}
+
+type ObjectKey = (String, String);
+
+struct State {
+    resource_version: u64,
+    uids_issued: u64,
+    /// Per resource type, keyed by (namespace, name): iteration order is the
+    /// list order.
+    objects: Vec<BTreeMap<ObjectKey, Arc<StoredObject>>>,
+    history: VecDeque<Arc<Change>>,
+    history_limit: usize,
+    /// The history holds every change with a resourceVersion above this.
+    floor: u64,
+    snapshots: BTreeMap<u64, Snapshot>,
+    next_snapshot: u64,
+    watchers: HashMap<u64, WatcherSlot>,
+    next_watcher: u64,
+    /// Capacity of each new watch's queue ([`WATCH_QUEUE`]; smaller in tests).
+    watch_queue: usize,
+}
+
+/// The store shared by the HTTP handlers and the scenario API.
+pub(crate) struct Store {
+    state: Mutex<State>,
+}
+
+#[derive(Deserialize)]
+struct MetadataOnly {
+    #[serde(default)]
+    metadata: IdentityFields,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct IdentityFields {
+    uid: Option<String>,
+    creation_timestamp: Option<String>,
+}
+
+impl Store {
+    pub fn new() -> Arc<Store> {
+        Arc::new(Store {
+            state: Mutex::new(State {
+                resource_version: 1,
+                uids_issued: 0,
+                objects: resources::RESOURCES
+                    .iter()
+                    .map(|_| BTreeMap::new())
+                    .collect(),
+                history: VecDeque::new(),
+                history_limit: DEFAULT_HISTORY_LIMIT,
+                floor: 1,
+                snapshots: BTreeMap::new(),
+                next_snapshot: 1,
+                watchers: HashMap::new(),
+                next_watcher: 1,
+                watch_queue: WATCH_QUEUE,
+            }),
+        })
+    }
+
+    pub fn resource_version(&self) -> u64 {
+        self.state.lock().resource_version
+    }
+
+    /// Creates or replaces an object, returning it as stored.
+    ///
+    /// Panics on objects that cannot be stored (no known apiVersion/kind, no
+    /// name): these are mistakes in a test, not inputs to tolerate.
+    pub fn apply(&self, object: Value) -> Value {
+        let Value::Object(mut body) = object else {
+            panic!("apply needs a JSON object, got {object}");
+        };
+        let api_version = take_string(&mut body, "apiVersion");
+        let kind = take_string(&mut body, "kind");
+        let Some(id) = resources::by_type(&api_version, &kind) else {
+            panic!("apply: unknown resource type apiVersion={api_version:?} kind={kind:?}");
+        };
+        let resource = resources::resource(id);
+        let metadata = match body
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            Value::Object(m) => m,
+            other => panic!("apply: metadata must be an object, got {other}"),
+        };
+        let name = match metadata.get("name").and_then(Value::as_str) {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => panic!("apply: {kind} without metadata.name"),
+        };
+        let namespace = if resource.namespaced {
+            let ns = match metadata.get("namespace").and_then(Value::as_str) {
+                Some(ns) if !ns.is_empty() => ns.to_string(),
+                _ => "default".to_string(),
+            };
+            metadata.insert("namespace".into(), Value::String(ns.clone()));
+            ns
+        } else {
+            metadata.remove("namespace");
+            String::new()
+        };
+        let missing = |m: &Map<String, Value>, field: &str| {
+            m.get(field)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+        };
+
+        {
+            let mut state = self.state.lock();
+            let key = (namespace.clone(), name.clone());
+            let previous = state.objects[id].get(&key).cloned();
+            let kept = previous
+                .as_ref()
+                .and_then(|p| serde_json::from_str::<MetadataOnly>(&p.json).ok())
+                .map(|m| m.metadata)
+                .unwrap_or_default();
+            if missing(metadata, "uid") {
+                let uid = match kept.uid {
+                    Some(uid) => uid,
+                    None => state.issue_uid(),
+                };
+                metadata.insert("uid".into(), Value::String(uid));
+            }
+            if missing(metadata, "creationTimestamp") {
+                let created = kept.creation_timestamp.unwrap_or_else(now_rfc3339);
+                metadata.insert("creationTimestamp".into(), Value::String(created));
+            }
+            state.resource_version += 1;
+            let rv = state.resource_version;
+            metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
+            let stored = Arc::new(StoredObject::from_body(namespace, name, rv, &body));
+            state.objects[id].insert(key, stored.clone());
+            let change = if previous.is_some() {
+                ChangeType::Modified
+            } else {
+                ChangeType::Added
+            };
+            state.record(Change {
+                resource: id,
+                change,
+                object: stored,
+                previous,
+            });
+        }
+        body.insert("apiVersion".into(), Value::String(api_version));
+        body.insert("kind".into(), Value::String(kind));
+        Value::Object(body)
+    }
+
+    /// Removes an object, returning its last state with the deletion's
+    /// resourceVersion.
+    pub fn delete(&self, id: ResourceId, namespace: &str, name: &str) -> Option<Value> {
+        let mut state = self.state.lock();
+        let previous = state.objects[id].remove(&(namespace.to_string(), name.to_string()))?;
+        state.resource_version += 1;
+        let rv = state.resource_version;
+        let mut body = previous.body();
+        if let Some(Value::Object(metadata)) = body.get_mut("metadata") {
+            metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
+        }
+        let last = Arc::new(StoredObject::from_body(
+            previous.namespace.clone(),
+            previous.name.clone(),
+            rv,
+            &body,
+        ));
+        state.record(Change {
+            resource: id,
+            change: ChangeType::Deleted,
+            object: last.clone(),
+            previous: Some(previous),
+        });
+        drop(state);
+        Some(last.to_value(resources::resource(id)))
+    }
+
+    pub fn get(&self, id: ResourceId, namespace: &str, name: &str) -> Option<Arc<StoredObject>> {
+        self.state.lock().objects[id]
+            .get(&(namespace.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// Forgets all history and every pagination snapshot: any resume from an
+    /// older resourceVersion, and any outstanding continue token, gets 410.
+    /// (Real etcd would keep a snapshot taken at exactly the compaction
+    /// revision; dropping them all lets a test force Expired without a write.)
+    pub fn compact(&self) {
+        self.state.lock().compact();
+    }
+
+    /// What a restore of etcd from backup looks like: every watch breaks,
+    /// the resourceVersion counter jumps by `jump` and history is gone. Done
+    /// in one step so no client can slip a watch in between.
+    pub fn new_epoch(&self, jump: u64) {
+        let mut state = self.state.lock();
+        state.cut_watches(None);
+        state.resource_version += jump;
+        state.compact();
+    }
+
+    pub fn set_history_limit(&self, limit: usize) {
+        let mut state = self.state.lock();
+        state.history_limit = limit;
+        state.trim_history();
+    }
+
+    /// One page of the objects of `resource` that `filter` selects, starting a
+    /// new snapshot or continuing one.
+    pub fn list(
+        &self,
+        resource: ResourceId,
+        filter: &Filter,
+        limit: Option<usize>,
+        continue_token: Option<&str>,
+    ) -> Result<ListPage, StoreError> {
+        let namespace = filter.namespace.as_deref();
+        let (snapshot_id, resource_version, items, offset) = match continue_token {
+            Some(token) => {
+                let (id, rv, offset) = parse_continue(token)?;
+                let state = self.state.lock();
+                let snapshot = state
+                    .snapshots
+                    .get(&id)
+                    .ok_or(StoreError::ContinueExpired)?;
+                if snapshot.resource != resource
+                    || snapshot.namespace.as_deref() != namespace
+                    || snapshot.resource_version != rv
+                    || offset > snapshot.items.len()
+                {
+                    return Err(StoreError::InvalidContinue(format!(
+                        "continue token {token:?} does not belong to this list"
+                    )));
+                }
+                (Some(id), rv, snapshot.items.clone(), offset)
+            }
+            None => {
+                let mut state = self.state.lock();
+                let items = Arc::new(state.scope(resource, namespace));
+                let rv = state.resource_version;
+                let id = limit.filter(|&l| items.len() > l).map(|_| {
+                    state.add_snapshot(Snapshot {
+                        resource,
+                        namespace: namespace.map(str::to_string),
+                        resource_version: rv,
+                        items: items.clone(),
+                    })
+                });
+                (id, rv, items, 0)
+            }
+        };
+
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut page = Vec::new();
+        let mut next = None;
+        for (position, object) in items.iter().enumerate().skip(offset) {
+            if filter.matches(object) {
+                if page.len() == limit {
+                    next = Some(position);
+                    break;
+                }
+                page.push(object.clone());
+            }
+        }
+        let continue_token = match (next, snapshot_id) {
+            (Some(position), Some(id)) => Some(format!("{id}.{resource_version}.{position}")),
+            _ => None,
+        };
+        if continue_token.is_none()
+            && let Some(id) = snapshot_id
+        {
+            // The last page was served: nobody needs the snapshot any more.
+            self.state.lock().snapshots.remove(&id);
+        }
+        let remaining_item_count = match next {
+            Some(position) if continue_token.is_some() && !filter.has_selectors() => {
+                Some(items.len() - position)
+            }
+            _ => None,
+        };
+        Ok(ListPage {
+            resource_version,
+            items: page,
+            continue_token,
+            remaining_item_count,
+        })
+    }
+
+    /// Registers a watch of `resource` (in `namespace`, if any) and returns
+    /// what it must send first. `receive` is false for a watch that must stay
+    /// silent (a hanging fault) but still be counted and cut.
+    pub fn open_watch(
+        self: &Arc<Self>,
+        resource: ResourceId,
+        namespace: Option<&str>,
+        start: WatchStart,
+        receive: bool,
+    ) -> Result<Subscription, StoreError> {
+        let mut state = self.state.lock();
+        let mut initial = Vec::new();
+        let mut replay = Vec::new();
+        match start {
+            WatchStart::CurrentState => initial = state.scope(resource, namespace),
+            WatchStart::Since(requested) => {
+                if requested < state.floor {
+                    return Err(StoreError::TooOld {
+                        requested,
+                        oldest: state.floor,
+                    });
+                }
+                let first = state
+                    .history
+                    .partition_point(|c| c.resource_version() <= requested);
+                replay = state
+                    .history
+                    .range(first..)
+                    .filter(|c| c.resource == resource)
+                    .cloned()
+                    .collect();
+            }
+            WatchStart::Now => {}
+        }
+        let id = state.next_watcher;
+        state.next_watcher += 1;
+        let cut = CancellationToken::new();
+        let (sender, events) = if receive {
+            let (tx, rx) = mpsc::channel(state.watch_queue);
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        state.watchers.insert(
+            id,
+            WatcherSlot {
+                resource,
+                events: sender,
+                cut: cut.clone(),
+            },
+        );
+        Ok(Subscription {
+            id,
+            start_resource_version: state.resource_version,
+            initial,
+            replay,
+            events,
+            cut,
+            _registration: Registration {
+                store: self.clone(),
+                id,
+            },
+        })
+    }
+
+    /// The resourceVersion a bookmark may announce to watch `id`: the current
+    /// one if every change so far has reached the watch (`drained` reports an
+    /// empty queue; asked under the lock, so no change is in flight), else the
+    /// last one the watch has processed.
+    pub fn bookmark_resource_version(
+        &self,
+        id: u64,
+        drained: impl FnOnce() -> bool,
+        processed: u64,
+    ) -> u64 {
+        let state = self.state.lock();
+        if state.watchers.contains_key(&id) && drained() {
+            state.resource_version
+        } else {
+            processed
+        }
+    }
+
+    /// Breaks every open watch of resources named `plural` (all if `None`).
+    pub fn cut_watches(&self, plural: Option<&str>) {
+        self.state.lock().cut_watches(plural);
+    }
+
+    /// Queues `line` for every open watch of resources named `plural`.
+    pub fn inject_line(&self, plural: &str, line: &str) {
+        let line: Arc<str> = Arc::from(line);
+        let state = self.state.lock();
+        for w in state.watchers.values() {
+            if resources::resource(w.resource).plural == plural
+                && let Some(tx) = &w.events
+            {
+                let _ = tx.try_send(WatchMessage::Raw(line.clone()));
+            }
+        }
+    }
+
+    pub fn open_watches(&self) -> usize {
+        self.state.lock().watchers.len()
+    }
+}
+
+impl State {
+    fn compact(&mut self) {
+        self.history.clear();
+        self.floor = self.resource_version;
+        self.snapshots.clear();
+    }
+
+    /// Cancels and unregisters the watches of resources named `plural` (all
+    /// if `None`); unregistering here, not when their tasks notice, keeps
+    /// `open_watches` exact at once.
+    fn cut_watches(&mut self, plural: Option<&str>) {
+        self.watchers.retain(|_, w| {
+            let hit = plural.is_none_or(|p| resources::resource(w.resource).plural == p);
+            if hit {
+                w.cut.cancel();
+            }
+            !hit
+        });
+    }
+
+    fn issue_uid(&mut self) -> String {
+        self.uids_issued += 1;
+        format!("fa4e5e00-0000-4000-8000-{:012x}", self.uids_issued)
+    }
+
+    /// Every object of `resource`, in list order, in one namespace or all.
+    fn scope(&self, resource: ResourceId, namespace: Option<&str>) -> Vec<Arc<StoredObject>> {
+        let objects = &self.objects[resource];
+        match namespace {
+            None => objects.values().cloned().collect(),
+            Some(ns) => objects
+                .range((ns.to_string(), String::new())..)
+                .take_while(|((object_ns, _), _)| object_ns == ns)
+                .map(|(_, o)| o.clone())
+                .collect(),
+        }
+    }
+
+    fn add_snapshot(&mut self, snapshot: Snapshot) -> u64 {
+        let id = self.next_snapshot;
+        self.next_snapshot += 1;
+        self.snapshots.insert(id, snapshot);
+        while self.snapshots.len() > MAX_SNAPSHOTS {
+            self.snapshots.pop_first();
+        }
+        id
+    }
+
+    /// Appends a change to the history and hands it to the watches of its
+    /// resource. A watch whose queue is full is dropped without a cut: its
+    /// stream ends cleanly and the client resumes from the history.
+    fn record(&mut self, change: Change) {
+        let change = Arc::new(change);
+        self.watchers.retain(|_, w| {
+            if w.resource != change.resource {
+                return true;
+            }
+            let Some(tx) = &w.events else { return true };
+            match tx.try_send(WatchMessage::Change(change.clone())) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    tracing::debug!(
+                        "watch queue full; closing the watch so it resumes from history"
+                    );
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+        self.history.push_back(change);
+        if self.history.len() > self.history_limit {
+            self.trim_history();
+        }
+    }
+
+    fn trim_history(&mut self) {
+        let before = self.floor;
+        while self.history.len() > self.history_limit {
+            if let Some(oldest) = self.history.pop_front() {
+                self.floor = oldest.resource_version();
+            }
+        }
+        if self.floor != before {
+            let floor = self.floor;
+            self.snapshots.retain(|_, s| s.resource_version >= floor);
+        }
+    }
+}
+
+fn take_string(body: &mut Map<String, Value>, field: &str) -> String {
+    match body.remove(field) {
+        Some(Value::String(s)) => s,
+        other => panic!("apply: {field} must be a string, got {other:?}"),
+    }
+}
+
+/// Parses `{snapshot}.{resourceVersion}.{offset}`.
+fn parse_continue(token: &str) -> Result<(u64, u64, usize), StoreError> {
+    let invalid = || StoreError::InvalidContinue(format!("continue key is not valid: {token:?}"));
+    let mut parts = token.split('.');
+    let id = parts
+        .next()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(invalid)?;
+    let rv = parts
+        .next()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(invalid)?;
+    let offset = parts
+        .next()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(invalid)?;
+    if parts.next().is_some() {
+        return Err(invalid());
+    }
+    Ok((id, rv, offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pod(ns: &str, name: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}})
+    }
+
+    const PODS: ResourceId = 0;
+
+    #[test]
+    fn apply_assigns_identity_and_keeps_it_on_update() {
+        let store = Store::new();
+        let first = store.apply(pod("a", "p"));
+        let uid = first["metadata"]["uid"].as_str().unwrap().to_string();
+        assert_eq!(first["metadata"]["resourceVersion"], "2");
+        assert!(
+            first["metadata"]["creationTimestamp"]
+                .as_str()
+                .unwrap()
+                .ends_with('Z')
+        );
+        let second = store.apply(pod("a", "p"));
+        assert_eq!(second["metadata"]["uid"], uid.as_str());
+        assert_eq!(
+            second["metadata"]["creationTimestamp"],
+            first["metadata"]["creationTimestamp"]
+        );
+        assert_eq!(second["metadata"]["resourceVersion"], "3");
+        let other = store.apply(pod("a", "q"));
+        assert_ne!(other["metadata"]["uid"], uid.as_str());
+    }
+
+    #[test]
+    fn history_is_trimmed_and_raises_the_floor() {
+        let store = Store::new();
+        store.set_history_limit(3);
+        for i in 0..5 {
+            store.apply(pod("a", &format!("p{i}")));
+        }
+        // RVs 2..=6 were issued; 3 kept (4, 5, 6), so the floor is 3.
+        assert!(matches!(
+            store.open_watch(PODS, None, WatchStart::Since(2), true),
+            Err(StoreError::TooOld {
+                requested: 2,
+                oldest: 3
+            })
+        ));
+        let sub = store
+            .open_watch(PODS, None, WatchStart::Since(3), true)
+            .ok()
+            .unwrap();
+        assert_eq!(sub.replay.len(), 3);
+        assert_eq!(store.open_watches(), 1);
+        drop(sub);
+        assert_eq!(store.open_watches(), 0);
+    }
+
+    #[test]
+    fn a_watch_that_falls_behind_is_dropped_without_a_cut() {
+        let store = Store::new();
+        store.state.lock().watch_queue = 2;
+        let mut sub = store
+            .open_watch(PODS, None, WatchStart::Now, true)
+            .ok()
+            .unwrap();
+        for name in ["a", "b", "c"] {
+            store.apply(pod("x", name));
+        }
+        assert_eq!(store.open_watches(), 0);
+        assert!(
+            !sub.cut.is_cancelled(),
+            "the stream ends cleanly, to be resumed"
+        );
+        let events = sub.events.as_mut().unwrap();
+        assert!(matches!(events.try_recv(), Ok(WatchMessage::Change(c)) if c.object.name == "a"));
+        assert!(matches!(events.try_recv(), Ok(WatchMessage::Change(c)) if c.object.name == "b"));
+        assert!(
+            events.try_recv().is_err(),
+            "closed after the queued changes"
+        );
+    }
+
+    #[test]
+    fn pages_come_from_one_snapshot() {
+        let store = Store::new();
+        for name in ["c", "a", "b"] {
+            store.apply(pod("x", name));
+        }
+        let all = Filter::default();
+        let first = store.list(PODS, &all, Some(2), None).ok().unwrap();
+        let names: Vec<_> = first.items.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(first.remaining_item_count, Some(1));
+        store.delete(PODS, "x", "c");
+        let token = first.continue_token.unwrap();
+        let second = store.list(PODS, &all, Some(2), Some(&token)).ok().unwrap();
+        assert_eq!(second.items[0].name, "c", "the snapshot still holds c");
+        assert_eq!(second.resource_version, first.resource_version);
+        assert!(second.continue_token.is_none());
+        assert!(matches!(
+            store.list(PODS, &all, Some(2), Some(&token)),
+            Err(StoreError::ContinueExpired)
+        ));
+        assert!(matches!(
+            store.list(PODS, &all, Some(2), Some("x.y")),
+            Err(StoreError::InvalidContinue(_))
+        ));
+    }
+}
