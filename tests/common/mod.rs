@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod exporter;
+
 use kube_lifecycle_exporter::diagnosis::{self, Finding};
 use kube_lifecycle_exporter::dump;
 use kube_lifecycle_exporter::model::Time;

@@ -1,0 +1,581 @@
+//! The real exporter binary against the in-repo fake API server, which speaks the
+//! list/watch protocol (resourceVersion, bookmarks, 410 Gone, chunked watches).
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::exporter::{Exporter, example_objects, has, samples};
+use fake_apiserver::{FakeApiServer, Fault};
+use serde_json::{Value, json};
+
+/// A fake API server holding `objects`, and a kubeconfig pointing at it.
+async fn cluster(objects: Vec<Value>) -> (FakeApiServer, tempfile::TempDir, PathBuf) {
+    let server = FakeApiServer::start()
+        .await
+        .expect("fake API server starts");
+    for object in objects {
+        server.apply(object);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig).unwrap();
+    (server, dir, kubeconfig)
+}
+
+/// Example events are years old; keep them all.
+const KEEP_EVENTS: [&str; 2] = ["--event-max-age", "1000000h"];
+
+fn node(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/os": "linux"}},
+           "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}})
+}
+
+fn pod(name: &str, node: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "shop", "creationTimestamp": "2024-06-01T10:00:00Z"},
+           "spec": {"nodeName": node, "containers": [{"name": "app", "image": "nginx"}]},
+           "status": {"phase": "Running", "conditions": [
+               {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2024-06-01T10:00:01Z"},
+               {"type": "Ready", "status": "True", "lastTransitionTime": "2024-06-01T10:00:09Z"}],
+               "containerStatuses": [{"name": "app", "image": "nginx", "ready": true, "restartCount": 0,
+                                      "state": {"running": {"startedAt": "2024-06-01T10:00:05Z"}}}]}})
+}
+
+/// A pod whose deletion was requested an hour ago and whose node is gone.
+fn stuck_pod(name: &str) -> Value {
+    let mut p = pod(name, "vanished-node");
+    p["metadata"]["deletionTimestamp"] = json!("2020-01-01T00:00:30Z");
+    p["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    p
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed() {
+    let objects = example_objects();
+    let (server, _dir, kubeconfig) = cluster(objects.clone()).await;
+    let exporter = Exporter::watching(&kubeconfig, &KEEP_EVENTS);
+    exporter.wait_ready().await;
+    let metrics = exporter
+        .wait_for_metrics("all example findings", |m| {
+            samples(m, "kube_lifecycle_findings", &[])
+                .iter()
+                .sum::<f64>()
+                >= 16.0
+        })
+        .await;
+    for (family, labels) in [
+        (
+            "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+            vec![("pod", "zookeeper-0"), ("cause", "containers_running")],
+        ),
+        (
+            "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
+            vec![
+                ("deployment", "crontab-runner"),
+                ("cause", "node_not_ready"),
+            ],
+        ),
+        (
+            "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
+            vec![("statefulset", "zookeeper")],
+        ),
+        (
+            "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
+            vec![
+                ("namespace", "legacy-app"),
+                ("cause", "finalizers_remaining"),
+            ],
+        ),
+        (
+            "kube_lifecycle_pod_pending_since_timestamp_seconds",
+            vec![("pod", "cpu-hungry"), ("cause", "insufficient_cpu")],
+        ),
+        (
+            "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
+            vec![
+                ("pod", "dnsuutils-ds-7q6dr"),
+                ("cause", "sandbox_image_pull"),
+            ],
+        ),
+        (
+            "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+            vec![
+                ("container", "filebeat"),
+                ("cause", "qps_exceeded"),
+                ("registry", "172.27.129.211:35000"),
+            ],
+        ),
+        (
+            "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
+            vec![("pod", "mypod"), ("cause", "oom_killed")],
+        ),
+        (
+            "kube_lifecycle_container_config_error_since_timestamp_seconds",
+            vec![("container", "predictor"), ("cause", "read_only_fs")],
+        ),
+        (
+            "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+            vec![
+                ("daemonset", "my-prom-prometheus-node-exporter"),
+                ("cause", "host_port_conflict"),
+            ],
+        ),
+    ] {
+        assert!(
+            has(&metrics, family, &labels),
+            "{family} {labels:?} missing:\n{metrics}"
+        );
+    }
+
+    // Heal: the stuck pods go, the namespace finishes, images pull, the second DaemonSet is removed.
+    for (api_version, kind, namespace, name) in [
+        ("v1", "Pod", Some("middleware"), "zookeeper-0"),
+        ("v1", "Pod", Some("cron"), "crontab-runner-7697bd68c9-qx7tm"),
+        ("v1", "Pod", Some("cam"), "cam1-78b6fc6bc8-cjsw5"),
+        ("v1", "Namespace", None, "legacy-app"),
+        ("v1", "Namespace", None, "old-tenant"),
+        ("v1", "Pod", Some("default"), "cpu-hungry"),
+        (
+            "v1",
+            "Pod",
+            Some("default"),
+            "report-builder-5f7b9c6d4-2mzvq",
+        ),
+        (
+            "v1",
+            "Pod",
+            Some("default"),
+            "nightly-batch-7d8f9c5b6-h4j2k",
+        ),
+        ("v1", "Pod", Some("default"), "dnsuutils-ds-7q6dr"),
+        ("v1", "Pod", Some("fangrong"), "pms-558b58dfbd-fpjzl"),
+        ("v1", "Pod", Some("default"), "mypod"),
+        (
+            "v1",
+            "Pod",
+            Some("prophet-resource-qa312"),
+            "pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw",
+        ),
+        (
+            "apps/v1",
+            "DaemonSet",
+            Some("monitoring"),
+            "my-prom-prometheus-node-exporter",
+        ),
+    ] {
+        assert!(
+            server.delete(api_version, kind, namespace, name).is_some(),
+            "{kind} {name}"
+        );
+    }
+    // The image pull heals by the container starting.
+    let mut engine = objects
+        .iter()
+        .find(|o| o["metadata"]["name"] == "alert-engine-alert-engine-54fd454f64-clbd7")
+        .unwrap()
+        .clone();
+    engine["status"]["containerStatuses"][2]["state"] =
+        json!({"running": {"startedAt": "2024-06-01T10:00:00Z"}});
+    engine["status"]["phase"] = json!("Running");
+    server.apply(engine);
+
+    let metrics = exporter
+        .wait_for_metrics("every finding gone", |m| {
+            samples(m, "kube_lifecycle_findings", &[])
+                .iter()
+                .sum::<f64>()
+                == 0.0
+        })
+        .await;
+    for family in [
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
+        "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+        "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+    ] {
+        assert!(
+            !has(&metrics, family, &[]),
+            "{family} still present:\n{metrics}"
+        );
+    }
+    // Three Terminating pods completed their deletion while watched.
+    let completed: f64 = samples(
+        &metrics,
+        "kube_lifecycle_pod_terminating_duration_seconds_count",
+        &[],
+    )
+    .iter()
+    .sum();
+    assert_eq!(completed, 3.0, "{metrics}");
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_namespace_terminating_duration_seconds_count",
+            &[]
+        ),
+        [2.0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pod_whose_deletion_completes_is_counted_by_cause() {
+    let (server, _dir, kubeconfig) = cluster(vec![node("n1")]).await;
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    exporter.wait_ready().await;
+    // Deleted a second ago with a 30 s grace period: graceful, then gone.
+    let mut p = pod("web-1", "n1");
+    let now = jiff::Timestamp::now();
+    p["metadata"]["deletionTimestamp"] = json!(
+        now.checked_add(jiff::SignedDuration::from_secs(29))
+            .unwrap()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    );
+    p["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    server.apply(p);
+    exporter
+        .wait_for_metrics("graceful termination", |m| {
+            has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "web-1"), ("cause", "graceful")],
+            )
+        })
+        .await;
+    server.delete("v1", "Pod", Some("shop"), "web-1");
+    let metrics = exporter
+        .wait_for_metrics("the histogram count", |m| {
+            samples(
+                m,
+                "kube_lifecycle_pod_terminating_duration_seconds_count",
+                &[("cause", "graceful")],
+            ) == [1.0]
+        })
+        .await;
+    assert!(!has(
+        &metrics,
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        &[("pod", "web-1")]
+    ));
+    // Scheduling and startup were seen as the pod arrived.
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_pod_scheduling_latency_seconds_count",
+            &[]
+        ),
+        [1.0]
+    );
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_pod_startup_duration_seconds_count",
+            &[]
+        ),
+        [1.0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pod_deleted_while_the_watch_is_cut_disappears_after_resume_or_relist() {
+    let (server, _dir, kubeconfig) =
+        cluster(vec![node("n1"), stuck_pod("ghost-a"), stuck_pod("ghost-b")]).await;
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    exporter.wait_ready().await;
+    exporter
+        .wait_for_metrics("both stuck pods", |m| {
+            samples(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("cause", "node_missing")],
+            )
+            .len()
+                == 2
+        })
+        .await;
+
+    // Cut every watch mid-stream and delete while disconnected: the resumed watch replays the deletion.
+    server.cut_watches();
+    server.delete("v1", "Pod", Some("shop"), "ghost-a");
+    exporter
+        .wait_for_metrics("ghost-a gone after resume", |m| {
+            !has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "ghost-a")],
+            )
+        })
+        .await;
+
+    // Cut again and forget history: resuming is impossible (410 Gone), so the exporter relists.
+    server.cut_watches();
+    server.compact();
+    server.delete("v1", "Pod", Some("shop"), "ghost-b");
+    server.compact();
+    let metrics = exporter
+        .wait_for_metrics("ghost-b gone after relist", |m| {
+            !has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "ghost-b")],
+            )
+        })
+        .await;
+    let restarts: f64 = samples(
+        &metrics,
+        "kube_lifecycle_watch_restarts_total",
+        &[("resource", "pods")],
+    )
+    .iter()
+    .sum();
+    assert!(restarts >= 1.0, "{metrics}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_resource_version_epoch_makes_the_exporter_relist_and_converge() {
+    let (server, _dir, kubeconfig) = cluster(vec![node("n1"), stuck_pod("before")]).await;
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    exporter.wait_ready().await;
+    exporter
+        .wait_for_metrics("the first stuck pod", |m| {
+            has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "before")],
+            )
+        })
+        .await;
+    server.restart_with_new_epoch();
+    server.delete("v1", "Pod", Some("shop"), "before");
+    server.apply(stuck_pod("after"));
+    let metrics = exporter
+        .wait_for_metrics("the model to follow the new epoch", |m| {
+            has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "after")],
+            ) && !has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "before")],
+            )
+        })
+        .await;
+    assert!(
+        samples(
+            &metrics,
+            "kube_lifecycle_watch_restarts_total",
+            &[("resource", "pods")]
+        )
+        .iter()
+        .sum::<f64>()
+            >= 1.0,
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forbidden_events_leave_everything_else_working_and_are_reported() {
+    let (server, _dir, kubeconfig) = cluster(vec![node("n1"), stuck_pod("stuck")]).await;
+    server.set_fault("events", Fault::Forbidden);
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    let metrics = exporter
+        .wait_for_metrics("pods exported despite events", |m| {
+            has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "stuck")],
+            ) && has(
+                m,
+                "kube_lifecycle_watch_errors_total",
+                &[("resource", "events"), ("reason", "forbidden")],
+            )
+        })
+        .await;
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_watch_synced",
+            &[("resource", "events")]
+        ),
+        [0.0]
+    );
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_watch_synced",
+            &[("resource", "pods")]
+        ),
+        [1.0]
+    );
+    let (status, body) = exporter.get("/readyz").await;
+    assert_eq!(status, 503);
+    assert!(body.contains("not synced: events"), "{body}");
+    assert!(body.contains("forbidden"), "{body}");
+    // Logged once, however often the watch retries.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let denials = exporter
+        .logs()
+        .iter()
+        .filter(|l| l.contains("permission denied"))
+        .count();
+    assert_eq!(denials, 1, "{:#?}", exporter.logs());
+    let line = exporter
+        .logs()
+        .into_iter()
+        .find(|l| l.contains("permission denied"))
+        .unwrap();
+    assert!(
+        line.contains("\"resource\":\"events\"") && line.contains("\"verb\":\"list\""),
+        "{line}"
+    );
+
+    // RBAC fixed: events sync and the exporter becomes ready.
+    server.clear_faults();
+    exporter.wait_ready().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_watch_line_does_not_stop_the_exporter() {
+    let (server, _dir, kubeconfig) = cluster(vec![node("n1")]).await;
+    let mut exporter = Exporter::watching(&kubeconfig, &[]);
+    exporter.wait_ready().await;
+    server.inject_watch_line("pods", "{\"type\":\"ADDED\",\"object\":{\"metadata\":");
+    server.inject_watch_line("pods", "this is not json");
+    server.apply(stuck_pod("after-garbage"));
+    exporter
+        .wait_for_metrics("later events still applied", |m| {
+            has(
+                m,
+                "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+                &[("pod", "after-garbage")],
+            )
+        })
+        .await;
+    assert!(exporter.is_running());
+    let metrics = exporter.metrics().await;
+    assert!(
+        has(
+            &metrics,
+            "kube_lifecycle_watch_errors_total",
+            &[("resource", "pods"), ("reason", "decode")]
+        ),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn readyz_waits_for_every_first_list() {
+    let (server, _dir, kubeconfig) = cluster(vec![node("n1")]).await;
+    server.set_fault("pods", Fault::Slow(std::time::Duration::from_secs(3)));
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    let (status, body) = exporter.get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("pods"), "{body}");
+    assert_eq!(exporter.get("/healthz").await.0, 200);
+    exporter.wait_ready().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn namespace_limits_and_exclusions_are_applied() {
+    let mut other = stuck_pod("elsewhere");
+    other["metadata"]["namespace"] = json!("other");
+    let mut system = stuck_pod("system");
+    system["metadata"]["namespace"] = json!("kube-system");
+    let (_server, _dir, kubeconfig) =
+        cluster(vec![node("n1"), stuck_pod("mine"), other, system]).await;
+    let only = Exporter::watching(&kubeconfig, &["--namespace", "shop"]);
+    only.wait_ready().await;
+    let metrics = only.metrics().await;
+    let pods: Vec<f64> = samples(
+        &metrics,
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        &[],
+    );
+    assert_eq!(pods.len(), 1, "{metrics}");
+    assert!(has(
+        &metrics,
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        &[("pod", "mine")]
+    ));
+
+    let excluding = Exporter::watching(&kubeconfig, &["--exclude-namespace", "kube-system"]);
+    excluding.wait_ready().await;
+    let metrics = excluding.metrics().await;
+    assert_eq!(
+        samples(
+            &metrics,
+            "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+            &[]
+        )
+        .len(),
+        2,
+        "{metrics}"
+    );
+    assert!(!has(
+        &metrics,
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        &[("pod", "system")]
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_stops_the_exporter_cleanly() {
+    let (_server, _dir, kubeconfig) = cluster(vec![node("n1")]).await;
+    let exporter = Exporter::watching(&kubeconfig, &[]);
+    exporter.wait_ready().await;
+    let status = exporter.terminate();
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn from_file_serves_the_same_findings_as_diagnose() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
+    let exporter = Exporter::start(&["--from-file", example]);
+    exporter.wait_ready().await;
+    let (status, body) = exporter.get("/findings").await;
+    assert_eq!(status, 200);
+    let served: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let offline = std::process::Command::new(common::exporter::BIN)
+        .args(["diagnose", example, "--output", "json"])
+        .output()
+        .unwrap();
+    let diagnosed: Vec<Value> = serde_json::from_slice(&offline.stdout).unwrap();
+    // Same findings; only a clock-relative message may differ.
+    let key = |f: &Value| {
+        (
+            f["kind"].clone(),
+            f["namespace"].clone(),
+            f["name"].clone(),
+            f["container"].clone(),
+            f["cause"].clone(),
+            f["since"].clone(),
+        )
+    };
+    assert_eq!(
+        served.iter().map(key).collect::<Vec<_>>(),
+        diagnosed.iter().map(key).collect::<Vec<_>>()
+    );
+
+    let (_, html) = exporter.get("/").await;
+    assert!(html.contains("<h3 id=\"pod_terminating\">"));
+    assert!(html.contains("KubeLifecyclePodTerminatingContainersRunning"));
+    assert!(
+        html.contains("&quot;KillContainer&quot;"),
+        "messages are escaped"
+    );
+
+    let (_, classic) = exporter.get_with("/metrics", Some("*/*")).await;
+    assert!(!classic.contains("# EOF"));
+    assert!(
+        classic.contains("# TYPE kube_lifecycle_pod_terminating_since_timestamp_seconds gauge")
+    );
+    let (_, openmetrics) = exporter
+        .get_with(
+            "/metrics",
+            Some("application/openmetrics-text;version=1.0.0"),
+        )
+        .await;
+    assert!(openmetrics.ends_with("# EOF\n"));
+}
