@@ -566,6 +566,23 @@ async fn from_file_serves_the_same_findings_as_diagnose() {
         "messages are escaped"
     );
 
+    // Runbook links point at the copies the exporter serves.
+    assert!(html.contains("href=\"/runbooks/kubelifecyclepodterminatingcontainersrunning\""));
+    let (status, runbook) = exporter
+        .get("/runbooks/kubelifecyclepodterminatingcontainersrunning")
+        .await;
+    assert_eq!(status, 200);
+    for section in ["Meaning", "Impact", "Diagnosis", "Mitigation"] {
+        assert!(
+            runbook.contains(&format!("<h2>{section}</h2>")),
+            "{runbook}"
+        );
+    }
+    let (status, index) = exporter.get("/runbooks").await;
+    assert_eq!(status, 200);
+    assert!(index.contains("KubeLifecycleNodeLost"));
+    assert_eq!(exporter.get("/runbooks/no-such-alert").await.0, 404);
+
     let (_, classic) = exporter.get_with("/metrics", Some("*/*")).await;
     assert!(!classic.contains("# EOF"));
     assert!(

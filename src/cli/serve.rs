@@ -65,8 +65,13 @@ pub struct ServeArgs {
     pub event_max_age: SignedDuration,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
-    #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
-    pub runbook_base_url: Option<String>,
+    /// By default the landing page links to the copies this exporter serves under /runbooks.
+    #[arg(
+        long,
+        env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL",
+        default_value = "/runbooks"
+    )]
+    pub runbook_base_url: String,
 
     #[command(flatten)]
     pub thresholds: Thresholds,
@@ -129,7 +134,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         }
     };
 
-    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
     let app = Arc::new(App::new(live, links, source));
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -1,99 +1,103 @@
 //! Which alert, and so which runbook, a finding belongs to.
 //!
-//! Runbooks live in `docs/runbooks/<Alert>.md`; an online copy is addressed as
-//! `<base>/<alert in lower case>`, as kube-prometheus addresses its runbooks.
+//! Every alert of `alerts/kube-lifecycle.rules.yaml` is one [`Runbook`]; its runbook
+//! lives in `docs/runbooks/<Alert>.md`, and a published copy is addressed as
+//! `<base>/<alert in lower case>`, as kube-prometheus addresses its runbooks. A test
+//! checks that the rule file and this list name the same alerts.
 
-use super::causes::{Cause, CrashLoopCause, NamespaceCause, PendingCause, TerminatingCause};
+use super::causes::{
+    Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, TerminatingCause,
+};
 
-/// Alert names; each has exactly one runbook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Runbook {
-    PodTerminatingStuck,
-    PodTerminatingFinalizers,
-    PodTerminatingNodeLost,
-    PodTerminatingContainersRunning,
-    PodTerminatingCleanupStuck,
-    DeploymentRecreateBlocked,
-    StatefulSetPodStuck,
-    NamespaceTerminatingContent,
-    NamespaceTerminatingFinalizers,
-    NamespaceTerminatingDiscoveryFailed,
-    PodUnschedulable,
-    SchedulerNotScheduling,
-    PodContainerCreatingStuck,
-    ContainerImagePullFailing,
-    ContainerCrashLooping,
-    ContainerOomKilledLooping,
-    ContainerConfigError,
-    DaemonSetUnscheduled,
+macro_rules! runbooks {
+    ($($variant:ident => $alert:literal,)+) => {
+        /// Alert names; each has exactly one runbook.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Runbook {
+            $($variant,)+
+        }
+
+        impl Runbook {
+            pub const ALL: &'static [Runbook] = &[$(Runbook::$variant,)+];
+
+            /// The alert name, which is also the runbook's file name.
+            pub fn alert(self) -> &'static str {
+                match self {
+                    $(Runbook::$variant => $alert,)+
+                }
+            }
+
+            /// The runbook's Markdown, embedded so the exporter serves it under
+            /// `/runbooks/<alert in lower case>`.
+            pub fn markdown(self) -> &'static str {
+                match self {
+                    $(Runbook::$variant => include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"), "/docs/runbooks/", $alert, ".md"
+                    )),)+
+                }
+            }
+        }
+    };
+}
+
+runbooks! {
+    PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck",
+    PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers",
+    PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost",
+    NodeLost => "KubeLifecycleNodeLost",
+    PodTerminatingContainersRunning => "KubeLifecyclePodTerminatingContainersRunning",
+    PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck",
+    DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked",
+    StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck",
+    NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent",
+    NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers",
+    NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed",
+    PodUnschedulable => "KubeLifecyclePodUnschedulable",
+    SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling",
+    PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck",
+    ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized",
+    ImagePullNotFound => "KubeLifecycleImagePullNotFound",
+    ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable",
+    ImagePullRateLimited => "KubeLifecycleImagePullRateLimited",
+    ImagePullNodeImageStore => "KubeLifecycleImagePullNodeImageStore",
+    ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing",
+    RegistryPullFailing => "KubeLifecycleRegistryPullFailing",
+    ContainerCrashLooping => "KubeLifecycleContainerCrashLooping",
+    ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping",
+    ContainerConfigError => "KubeLifecycleContainerConfigError",
+    DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
+    ExporterDown => "KubeLifecycleExporterDown",
+    WatchNotSynced => "KubeLifecycleWatchNotSynced",
+    WatchErrors => "KubeLifecycleWatchErrors",
+    WatchRestarting => "KubeLifecycleWatchRestarting",
 }
 
 impl Runbook {
-    pub const ALL: &'static [Runbook] = &[
-        Runbook::PodTerminatingStuck,
-        Runbook::PodTerminatingFinalizers,
-        Runbook::PodTerminatingNodeLost,
-        Runbook::PodTerminatingContainersRunning,
-        Runbook::PodTerminatingCleanupStuck,
-        Runbook::DeploymentRecreateBlocked,
-        Runbook::StatefulSetPodStuck,
-        Runbook::NamespaceTerminatingContent,
-        Runbook::NamespaceTerminatingFinalizers,
-        Runbook::NamespaceTerminatingDiscoveryFailed,
-        Runbook::PodUnschedulable,
-        Runbook::SchedulerNotScheduling,
-        Runbook::PodContainerCreatingStuck,
-        Runbook::ContainerImagePullFailing,
-        Runbook::ContainerCrashLooping,
-        Runbook::ContainerOomKilledLooping,
-        Runbook::ContainerConfigError,
-        Runbook::DaemonSetUnscheduled,
-    ];
-
-    /// The alert name, which is also the runbook's file name.
-    pub fn alert(self) -> &'static str {
-        match self {
-            Runbook::PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck",
-            Runbook::PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers",
-            Runbook::PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost",
-            Runbook::PodTerminatingContainersRunning => {
-                "KubeLifecyclePodTerminatingContainersRunning"
-            }
-            Runbook::PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck",
-            Runbook::DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked",
-            Runbook::StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck",
-            Runbook::NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent",
-            Runbook::NamespaceTerminatingFinalizers => {
-                "KubeLifecycleNamespaceTerminatingFinalizers"
-            }
-            Runbook::NamespaceTerminatingDiscoveryFailed => {
-                "KubeLifecycleNamespaceTerminatingDiscoveryFailed"
-            }
-            Runbook::PodUnschedulable => "KubeLifecyclePodUnschedulable",
-            Runbook::SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling",
-            Runbook::PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck",
-            Runbook::ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing",
-            Runbook::ContainerCrashLooping => "KubeLifecycleContainerCrashLooping",
-            Runbook::ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping",
-            Runbook::ContainerConfigError => "KubeLifecycleContainerConfigError",
-            Runbook::DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
-        }
-    }
-
     /// The runbook's path in this repository.
     pub fn path(self) -> String {
         format!("docs/runbooks/{}.md", self.alert())
     }
 
-    /// The runbook's address under a published base URL.
-    pub fn url(self, base: &str) -> String {
-        format!(
-            "{}/{}",
-            base.trim_end_matches('/'),
-            self.alert().to_lowercase()
-        )
+    /// The alert name in lower case: the last segment of the runbook's address.
+    pub fn slug(self) -> String {
+        self.alert().to_lowercase()
     }
 
+    /// The runbook's address under a published base URL.
+    pub fn url(self, base: &str) -> String {
+        format!("{}/{}", base.trim_end_matches('/'), self.slug())
+    }
+
+    /// The runbook whose address ends in `slug` (case-insensitive).
+    pub fn from_slug(slug: &str) -> Option<Runbook> {
+        Runbook::ALL
+            .iter()
+            .copied()
+            .find(|r| r.alert().eq_ignore_ascii_case(slug))
+    }
+
+    /// The alert a finding with this cause raises (after its `for:`), which is also
+    /// where its runbook is.
     pub fn for_cause(cause: Cause) -> Runbook {
         match cause {
             Cause::PodTerminating(c) => match c {
@@ -123,7 +127,25 @@ impl Runbook {
             Cause::PodPending(PendingCause::NotScheduled) => Runbook::SchedulerNotScheduling,
             Cause::PodPending(_) => Runbook::PodUnschedulable,
             Cause::ContainerCreating(_) => Runbook::PodContainerCreatingStuck,
-            Cause::ImagePull(_) => Runbook::ContainerImagePullFailing,
+            Cause::ImagePull(c) => match c {
+                ImagePullCause::Unauthorized => Runbook::ImagePullUnauthorized,
+                ImagePullCause::NotFound
+                | ImagePullCause::InvalidName
+                | ImagePullCause::NeverPull
+                | ImagePullCause::PlatformMismatch => Runbook::ImagePullNotFound,
+                ImagePullCause::Tls
+                | ImagePullCause::HttpToHttps
+                | ImagePullCause::Dns
+                | ImagePullCause::ConnectionRefused
+                | ImagePullCause::Timeout => Runbook::ImagePullRegistryUnreachable,
+                ImagePullCause::QpsExceeded | ImagePullCause::RateLimited => {
+                    Runbook::ImagePullRateLimited
+                }
+                ImagePullCause::Corrupt
+                | ImagePullCause::InspectError
+                | ImagePullCause::NoSpace => Runbook::ImagePullNodeImageStore,
+                ImagePullCause::Unknown => Runbook::ContainerImagePullFailing,
+            },
             Cause::CrashLoop(CrashLoopCause::OomKilled) => Runbook::ContainerOomKilledLooping,
             Cause::CrashLoop(_) => Runbook::ContainerCrashLooping,
             Cause::ContainerConfig(_) => Runbook::ContainerConfigError,
@@ -135,5 +157,19 @@ impl Runbook {
 impl std::fmt::Display for Runbook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.alert())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_round_trip_and_are_unique() {
+        for &r in Runbook::ALL {
+            assert_eq!(Runbook::from_slug(&r.slug()), Some(r));
+            assert_eq!(Runbook::from_slug(r.alert()), Some(r));
+        }
+        assert_eq!(Runbook::from_slug("nope"), None);
     }
 }

@@ -1,7 +1,9 @@
-//! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings` and the landing page.
+//! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings`, the landing page
+//! and the runbooks.
 
 pub mod exposition;
 pub mod landing;
+pub mod runbooks;
 
 use std::fmt;
 use std::sync::Arc;
@@ -92,6 +94,8 @@ impl App {
             .route("/findings", get(findings))
             .route("/healthz", get(|| async { "ok\n" }))
             .route("/readyz", get(readyz))
+            .route("/runbooks", get(runbooks::index))
+            .route("/runbooks/{slug}", get(runbooks::show))
             .with_state(self)
     }
 }
