@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod dashboards;
 pub mod exporter;
 
 use kube_lifecycle_exporter::diagnosis::{self, Finding};

@@ -1,0 +1,547 @@
+//! End to end: the fake API server holds the incidents of `examples/incidents.yaml`
+//! plus a registry outage, a healthy pod and a pod within its grace period; the real
+//! exporter watches it; real Prometheus (Debian package `prometheus`) scrapes it and
+//! evaluates the shipped rules; real Alertmanager (`prometheus-alertmanager`) runs
+//! the shipped example configuration and notifies a webhook receiver owned by the
+//! test. Then the scenario heals and every alert must resolve.
+//!
+//! The test-only rewrite, applied to the shipped files and nothing else:
+//! - rules: every `for:` in minutes becomes the same number of seconds;
+//! - Alertmanager: webhook URLs point at the test's receiver, `group_wait` and
+//!   `group_interval` become 1s.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::extract::State;
+use axum::routing::post;
+use common::exporter::{Exporter, example_objects};
+use fake_apiserver::FakeApiServer;
+use serde_json::{Value, json};
+
+const RUNBOOK_BASE: &str = "https://kube-lifecycle-exporter.example/runbooks";
+const REGISTRY: &str = "harbor.e2e.internal";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process killed when the test ends, whatever the outcome.
+struct Daemon {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Daemon {
+    fn spawn(name: &'static str, program: &str, args: &[String], dir: &Path) -> Daemon {
+        let log = dir.join(format!("{name}.log"));
+        let file = std::fs::File::create(&log).unwrap();
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("{program} is needed ({e}); scripts/test installs it (apt-get install prometheus prometheus-alertmanager)")
+            });
+        Daemon { name, child, log }
+    }
+
+    fn log(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(30).collect();
+        format!(
+            "--- {} log (last lines) ---\n{}",
+            self.name,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The test-only rewrite of the rules: `for: 10m` → `for: 10s`.
+fn shortened_rules() -> String {
+    let text = std::fs::read_to_string(root().join("alerts/kube-lifecycle.rules.yaml")).unwrap();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match line.trim_start().strip_prefix("for: ") {
+            Some(value) if value.ends_with('m') => {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                out.push_str(&format!("{indent}for: {}s", value.trim_end_matches('m')));
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    assert!(out != text, "no `for:` rewritten");
+    out
+}
+
+/// The test-only rewrite of the Alertmanager example: receivers and timings.
+fn alertmanager_config(receiver: &str) -> String {
+    let text = std::fs::read_to_string(root().join("alerts/alertmanager.yaml")).unwrap();
+    let rewritten = text
+        .replace("http://alert-receiver.example", receiver)
+        .replace("group_wait: 30s", "group_wait: 1s")
+        .replace("group_interval: 5m", "group_interval: 1s");
+    assert!(rewritten.contains(receiver) && rewritten.contains("group_wait: 1s"));
+    rewritten
+}
+
+/// Notifications the receiver got: (path, alert) pairs, one per alert.
+type Received = Arc<Mutex<Vec<(String, Value)>>>;
+
+async fn start_receiver() -> (String, Received) {
+    let received: Received = Arc::default();
+    async fn hook(
+        State(sink): State<Received>,
+        axum::extract::Path(severity): axum::extract::Path<String>,
+        Json(body): Json<Value>,
+    ) -> &'static str {
+        for alert in body["alerts"].as_array().into_iter().flatten() {
+            sink.lock().unwrap().push((severity.clone(), alert.clone()));
+        }
+        "ok"
+    }
+    let app = axum::Router::new()
+        .route("/{severity}", post(hook))
+        .with_state(received.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), received)
+}
+
+fn rfc3339(offset_seconds: i64) -> String {
+    jiff::Timestamp::now()
+        .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
+        .unwrap()
+        .to_string()
+}
+
+fn running_pod(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "shop", "creationTimestamp": rfc3339(-3600)},
+        "spec": {"nodeName": "node1", "containers": [{"name": "app", "image": "nginx:1.27"}]},
+        "status": {"phase": "Running",
+            "conditions": [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "True"}],
+            "containerStatuses": [{"name": "app", "image": "nginx:1.27", "ready": true, "restartCount": 0,
+                "state": {"running": {"startedAt": rfc3339(-3500)}}}]}})
+}
+
+/// Deleted a minute ago with a 10-minute grace period: Terminating, and normal.
+fn graceful_pod() -> Value {
+    let mut pod = running_pod("draining-web");
+    pod["metadata"]["deletionTimestamp"] = json!(rfc3339(540));
+    pod["metadata"]["deletionGracePeriodSeconds"] = json!(600);
+    pod
+}
+
+fn unauthorized_pull(name: &str) -> Value {
+    let image = format!("{REGISTRY}/shop/{name}:1.0");
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "shop", "creationTimestamp": rfc3339(-1800)},
+        "spec": {"nodeName": "node1", "containers": [{"name": "app", "image": image}]},
+        "status": {"phase": "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "True"}],
+            "containerStatuses": [{"name": "app", "image": image, "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": "ErrImagePull", "message": format!(
+                    "failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": \
+                     pull access denied, repository does not exist or may require authorization: \
+                     server message: insufficient_scope: authorization failed")}}}]}})
+}
+
+fn identity(object: &Value) -> (String, String, Option<String>, String) {
+    (
+        object["apiVersion"].as_str().unwrap().to_string(),
+        object["kind"].as_str().unwrap().to_string(),
+        object["metadata"]["namespace"].as_str().map(String::from),
+        object["metadata"]["name"].as_str().unwrap().to_string(),
+    )
+}
+
+async fn wait_until<T>(
+    what: &str,
+    timeout: Duration,
+    diagnostics: impl Fn() -> String,
+    mut check: impl FnMut() -> Option<T>,
+) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        if start.elapsed() > timeout {
+            panic!("timed out waiting for {what}\n{}", diagnostics());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+async fn prometheus_query(http: &reqwest::Client, base: &str, query: &str) -> Value {
+    http.get(format!("{base}/api/v1/query"))
+        .query(&[("query", query)])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_evaluate() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // The cluster.
+    let server = FakeApiServer::start().await.unwrap();
+    let incidents: Vec<Value> = example_objects()
+        .into_iter()
+        .chain((1..=3).map(|i| unauthorized_pull(&format!("checkout-{i}"))))
+        .collect();
+    for object in &incidents {
+        server.apply(object.clone());
+    }
+    server.apply(running_pod("healthy-web"));
+    server.apply(graceful_pod());
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig).unwrap();
+
+    // The exporter; the example's events are years old, keep them.
+    let exporter = Exporter::watching(&kubeconfig, &["--event-max-age", "1000000h"]);
+    exporter.wait_ready().await;
+    let exporter_address = exporter.base.trim_start_matches("http://").to_string();
+
+    // The receiver and Alertmanager.
+    let (receiver, received) = start_receiver().await;
+    let am_port = free_port();
+    std::fs::write(
+        dir.path().join("alertmanager.yaml"),
+        alertmanager_config(&receiver),
+    )
+    .unwrap();
+    let alertmanager = Daemon::spawn(
+        "alertmanager",
+        "prometheus-alertmanager",
+        &[
+            format!(
+                "--config.file={}",
+                dir.path().join("alertmanager.yaml").display()
+            ),
+            format!("--storage.path={}", dir.path().join("am-data").display()),
+            format!("--web.listen-address=127.0.0.1:{am_port}"),
+            "--cluster.listen-address=".into(),
+        ],
+        dir.path(),
+    );
+
+    // Prometheus, scraping the exporter every second under the job name the
+    // ServiceMonitor gives it, honouring the objects' namespace labels.
+    let prom_port = free_port();
+    std::fs::write(dir.path().join("rules.yaml"), shortened_rules()).unwrap();
+    let prometheus_config = format!(
+        "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\n\
+         rule_files: [{rules}]\n\
+         alerting:\n  alertmanagers: [{{static_configs: [{{targets: ['127.0.0.1:{am_port}']}}]}}]\n\
+         scrape_configs:\n  - job_name: kube-lifecycle-exporter\n    honor_labels: true\n    \
+         static_configs: [{{targets: ['{exporter_address}']}}]\n",
+        rules = dir.path().join("rules.yaml").display()
+    );
+    std::fs::write(dir.path().join("prometheus.yaml"), prometheus_config).unwrap();
+    let prometheus = Daemon::spawn(
+        "prometheus",
+        "prometheus",
+        &[
+            format!(
+                "--config.file={}",
+                dir.path().join("prometheus.yaml").display()
+            ),
+            format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("prom-data").display()
+            ),
+            format!("--web.listen-address=127.0.0.1:{prom_port}"),
+        ],
+        dir.path(),
+    );
+    let prom = format!("http://127.0.0.1:{prom_port}");
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let diagnostics = || {
+        format!(
+            "{}\n{}\nreceived: {:#?}",
+            prometheus.log(),
+            alertmanager.log(),
+            received.lock().unwrap()
+        )
+    };
+
+    // Every alert the incidents call for, identified by one label; and what the
+    // inhibition rules must keep quiet.
+    let expected: BTreeSet<(&str, &str, &str)> = [
+        (
+            "KubeLifecyclePodTerminatingCleanupStuck",
+            "pod",
+            "cam1-78b6fc6bc8-cjsw5",
+        ),
+        (
+            "KubeLifecyclePodTerminatingContainersRunning",
+            "pod",
+            "zookeeper-0",
+        ),
+        ("KubeLifecycleNodeLost", "node", "ucloud-node-7"),
+        (
+            "KubeLifecycleDeploymentRecreateBlocked",
+            "deployment",
+            "crontab-runner",
+        ),
+        (
+            "KubeLifecycleStatefulSetPodStuck",
+            "statefulset",
+            "zookeeper",
+        ),
+        (
+            "KubeLifecycleNamespaceTerminatingFinalizers",
+            "namespace",
+            "legacy-app",
+        ),
+        (
+            "KubeLifecycleNamespaceTerminatingFinalizers",
+            "namespace",
+            "old-tenant",
+        ),
+        ("KubeLifecyclePodUnschedulable", "pod", "cpu-hungry"),
+        (
+            "KubeLifecyclePodUnschedulable",
+            "pod",
+            "report-builder-5f7b9c6d4-2mzvq",
+        ),
+        (
+            "KubeLifecycleSchedulerNotScheduling",
+            "severity",
+            "critical",
+        ),
+        (
+            "KubeLifecyclePodContainerCreatingStuck",
+            "pod",
+            "dnsuutils-ds-7q6dr",
+        ),
+        (
+            "KubeLifecycleImagePullRateLimited",
+            "pod",
+            "alert-engine-alert-engine-54fd454f64-clbd7",
+        ),
+        (
+            "KubeLifecycleImagePullNodeImageStore",
+            "pod",
+            "pms-558b58dfbd-fpjzl",
+        ),
+        ("KubeLifecycleContainerOOMKilledLooping", "pod", "mypod"),
+        (
+            "KubeLifecycleContainerConfigError",
+            "container",
+            "predictor",
+        ),
+        (
+            "KubeLifecycleDaemonSetUnscheduled",
+            "daemonset",
+            "my-prom-prometheus-node-exporter",
+        ),
+        ("KubeLifecycleRegistryPullFailing", "registry", REGISTRY),
+    ]
+    .into_iter()
+    .collect();
+    let matches = |alert: &Value, (name, label, value): &(&str, &str, &str)| {
+        alert["labels"]["alertname"] == *name && alert["labels"][*label] == *value
+    };
+
+    // 1. The expected alerts arrive, firing, each with its runbook.
+    wait_until(
+        "every expected alert at the receiver",
+        Duration::from_secs(120),
+        &diagnostics,
+        || {
+            let got = received.lock().unwrap();
+            expected
+                .iter()
+                .all(|e| {
+                    got.iter()
+                        .any(|(_, a)| a["status"] == "firing" && matches(a, e))
+                })
+                .then_some(())
+        },
+    )
+    .await;
+    // Let a few more evaluations and notifications pass before judging silence.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    {
+        let got = received.lock().unwrap();
+        for (route, alert) in got.iter() {
+            let name = alert["labels"]["alertname"].as_str().unwrap();
+            assert_eq!(
+                alert["labels"]["severity"].as_str(),
+                Some(route.as_str()),
+                "{name} routed by severity"
+            );
+            let url = alert["annotations"]["runbook_url"]
+                .as_str()
+                .unwrap_or_default();
+            assert_eq!(
+                url,
+                format!("{RUNBOOK_BASE}/{}", name.to_lowercase()),
+                "{name}"
+            );
+            let slug = url.rsplit('/').next().unwrap();
+            let runbook = kube_lifecycle_exporter::diagnosis::runbook::Runbook::from_slug(slug)
+                .unwrap_or_else(|| panic!("{url} names no runbook"));
+            assert!(root().join(runbook.path()).exists(), "{url}");
+            assert!(
+                alert["annotations"]["description"]
+                    .as_str()
+                    .is_some_and(|d| !d.is_empty())
+            );
+            // Healthy and graceful objects raise nothing.
+            for quiet in ["healthy-web", "draining-web"] {
+                assert_ne!(alert["labels"]["pod"], quiet, "{alert:#}");
+            }
+            // Inhibited: the lost node's pods and the failing registry's pods.
+            assert_ne!(
+                name, "KubeLifecyclePodTerminatingNodeLost",
+                "inhibited by KubeLifecycleNodeLost: {alert:#}"
+            );
+            assert!(
+                !(name.starts_with("KubeLifecycleImagePull")
+                    && alert["labels"]["registry"] == REGISTRY),
+                "inhibited by KubeLifecycleRegistryPullFailing: {alert:#}"
+            );
+            assert!(
+                !name.starts_with("KubeLifecycleExporter")
+                    && !name.starts_with("KubeLifecycleWatch"),
+                "the exporter is healthy: {alert:#}"
+            );
+        }
+        let fired: BTreeSet<String> = got
+            .iter()
+            .map(|(_, a)| a["labels"]["alertname"].as_str().unwrap().to_string())
+            .collect();
+        let wanted: BTreeSet<String> = expected.iter().map(|(n, _, _)| n.to_string()).collect();
+        assert_eq!(fired, wanted, "only the expected alerts are delivered");
+    }
+    // Prometheus itself has the inhibited alerts firing: inhibition is Alertmanager's doing.
+    let firing = prometheus_query(&http, &prom, "ALERTS{alertstate=\"firing\"}").await;
+    let firing_names: BTreeSet<&str> = firing["data"]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["metric"]["alertname"].as_str())
+        .collect();
+    assert!(
+        firing_names.contains("KubeLifecyclePodTerminatingNodeLost"),
+        "{firing_names:?}"
+    );
+    assert!(
+        firing_names.contains("KubeLifecycleImagePullNotFound")
+            || firing_names.contains("KubeLifecycleImagePullUnauthorized"),
+        "{firing_names:?}"
+    );
+
+    // 2. Every dashboard query evaluates without error against this Prometheus, and
+    // every seeded anomaly family shows on some panel.
+    let mut families_with_data = BTreeSet::new();
+    for query in common::dashboards::queries() {
+        let answer = prometheus_query(&http, &prom, &query.expr).await;
+        assert_eq!(
+            answer["status"], "success",
+            "{} / {}: {}\n{answer:#}",
+            query.dashboard, query.panel, query.expr
+        );
+        let has_data = answer["data"]["result"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty());
+        if has_data {
+            for family in SEEDED_FAMILIES {
+                if query.expr.contains(family) {
+                    families_with_data.insert(*family);
+                }
+            }
+        }
+    }
+    let missing: Vec<_> = SEEDED_FAMILIES
+        .iter()
+        .filter(|f| !families_with_data.contains(*f))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no dashboard panel shows data for {missing:?}"
+    );
+
+    // 3. The scenario heals: every incident object is deleted; every alert resolves.
+    let fired: Vec<Value> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, a)| a.clone())
+        .collect();
+    for object in &incidents {
+        let (api_version, kind, namespace, name) = identity(object);
+        if kind != "Node" {
+            server.delete(&api_version, &kind, namespace.as_deref(), &name);
+        }
+    }
+    wait_until(
+        "every delivered alert resolved",
+        Duration::from_secs(120),
+        &diagnostics,
+        || {
+            let got = received.lock().unwrap();
+            fired
+                .iter()
+                .all(|f| {
+                    got.iter()
+                        .any(|(_, a)| a["status"] == "resolved" && a["labels"] == f["labels"])
+                })
+                .then_some(())
+        },
+    )
+    .await;
+    exporter.terminate();
+}
+
+/// A metric of each anomaly family the scenario seeds.
+const SEEDED_FAMILIES: &[&str] = &[
+    "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+    "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
+    "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
+    "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
+    "kube_lifecycle_pod_pending_since_timestamp_seconds",
+    "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
+    "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+    "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
+    "kube_lifecycle_container_config_error_since_timestamp_seconds",
+    "kube_lifecycle_daemonset_unscheduled_nodes",
+];
