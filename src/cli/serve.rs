@@ -73,8 +73,22 @@ pub struct ServeArgs {
     )]
     pub runbook_base_url: String,
 
+    /// How long each watch request stays open before the API server ends it and it is
+    /// renewed. A connection silent for this long plus 5s is considered dead and
+    /// reopened (a watch that hangs without sending a byte, a half-open TCP connection).
+    #[arg(long, value_parser = parse_std_duration, default_value = "290s", env = "KUBE_LIFECYCLE_WATCH_TIMEOUT")]
+    pub watch_timeout: std::time::Duration,
+
     #[command(flatten)]
     pub thresholds: Thresholds,
+}
+
+fn parse_std_duration(s: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| format!("{e} (expected e.g. 90s, 5m)"))?;
+    if d < std::time::Duration::from_secs(1) {
+        return Err("must be at least 1s".into());
+    }
+    Ok(d)
 }
 
 async fn kube_client(args: &ServeArgs) -> Result<(Client, String)> {
@@ -92,6 +106,9 @@ async fn kube_client(args: &ServeArgs) -> Result<(Client, String)> {
             .await
             .context("finding cluster credentials (in-cluster service account, $KUBECONFIG or ~/.kube/config)")?,
     };
+    let mut config = config;
+    // Longer than a watch request lasts, so only a silent (dead) connection trips it.
+    config.read_timeout = Some(args.watch_timeout + std::time::Duration::from_secs(5));
     let url = config.cluster_url.to_string();
     Ok((
         Client::try_from(config).context("building the Kubernetes client")?,
@@ -117,6 +134,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             let options = WatchOptions {
                 namespaces: args.namespaces.clone(),
                 exclude_namespaces: args.exclude_namespaces.clone(),
+                watch_timeout: Some(args.watch_timeout),
             };
             let live = Arc::new(LiveState::new(settings, watch::plan(&options)));
             tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, "watching");

@@ -26,6 +26,9 @@ pub struct WatchOptions {
     pub namespaces: Vec<String>,
     /// Never these namespaces.
     pub exclude_namespaces: Vec<String>,
+    /// How long the API server keeps each watch request open (`timeoutSeconds`);
+    /// `None` keeps kube-runtime's default (290 s).
+    pub watch_timeout: Option<std::time::Duration>,
 }
 
 /// The kinds the exporter watches, in the order it starts them.
@@ -92,6 +95,10 @@ pub fn spawn_all(
         .map(|(kind, scope)| {
             let config = watcher::Config {
                 field_selector: field_selector(kind, options),
+                timeout: options
+                    .watch_timeout
+                    .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32)
+                    .or(watcher::Config::default().timeout),
                 ..watcher::Config::default()
             };
             let keep = keep_namespace(kind, options);

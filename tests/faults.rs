@@ -1,0 +1,464 @@
+//! Faults survived with nothing lost. For each fault the exporter runs against the
+//! fake API server through it, the scenario changes meanwhile, and afterwards the
+//! findings it serves must equal what `diagnose` gives for the API's final state —
+//! within [`BOUND`] of the fault ending — and the exporter must still be running.
+//! Self-metrics must say what happened.
+//!
+//! The bound: kube-runtime's watcher backs off exponentially from 0.8 s to at most
+//! 30 s between attempts, so after a fault ends the next attempt comes within 30 s;
+//! the list and watch that follow take well under a second here. A hanging watch is
+//! given up after `--watch-timeout` + 5 s of silence (3 s + 5 s in these tests).
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::exporter::{Exporter, example_objects, samples};
+use fake_apiserver::{FakeApiServer, Fault};
+use serde_json::{Value, json};
+
+/// How long after a fault ends the exporter must agree with the API again.
+const BOUND: Duration = Duration::from_secs(45);
+
+/// The resources the exporter watches, as (list path, apiVersion, kind).
+const LISTS: [(&str, &str, &str); 8] = [
+    ("/api/v1/nodes", "v1", "Node"),
+    ("/api/v1/namespaces", "v1", "Namespace"),
+    ("/api/v1/pods", "v1", "Pod"),
+    ("/apis/apps/v1/deployments", "apps/v1", "Deployment"),
+    ("/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet"),
+    ("/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet"),
+    ("/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet"),
+    ("/api/v1/events?fieldSelector=type%3DWarning", "v1", "Event"),
+];
+
+struct Scenario {
+    server: FakeApiServer,
+    exporter: Exporter,
+    _dir: tempfile::TempDir,
+    dump: PathBuf,
+    http: reqwest::Client,
+}
+
+impl Scenario {
+    /// The incidents of examples/incidents.yaml, watched by a fresh exporter.
+    async fn start(extra: &[&str]) -> Scenario {
+        Scenario::start_with(extra, |_| {}).await
+    }
+
+    async fn start_with(extra: &[&str], before: impl FnOnce(&FakeApiServer)) -> Scenario {
+        let server = FakeApiServer::start().await.unwrap();
+        for object in example_objects() {
+            server.apply(object);
+        }
+        before(&server);
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        server.write_kubeconfig(&kubeconfig).unwrap();
+        let mut args = vec!["--event-max-age", "1000000h", "--watch-timeout", "3s"];
+        args.extend_from_slice(extra);
+        let exporter = Exporter::watching(&kubeconfig, &args);
+        let dump = dir.path().join("final-state.json");
+        Scenario {
+            server,
+            exporter,
+            _dir: dir,
+            dump,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .build()
+                .unwrap(),
+        }
+    }
+
+    /// The API's current state, as `kubectl get … -o json` would list it.
+    async fn api_state(&self) -> Value {
+        let mut items = Vec::new();
+        for (path, api_version, kind) in LISTS {
+            let list: Value = self
+                .http
+                .get(format!("{}{path}", self.server.url()))
+                .bearer_auth("fake-token")
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            for mut item in list["items"].as_array().cloned().unwrap_or_default() {
+                item["apiVersion"] = json!(api_version);
+                item["kind"] = json!(kind);
+                items.push(item);
+            }
+        }
+        json!({"apiVersion": "v1", "kind": "List", "items": items})
+    }
+
+    /// What `diagnose` says of the API's current state.
+    async fn expected(&self) -> Vec<Key> {
+        std::fs::write(&self.dump, self.api_state().await.to_string()).unwrap();
+        let out = std::process::Command::new(common::exporter::BIN)
+            .args(["diagnose", self.dump.to_str().unwrap(), "--output", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        keys(&serde_json::from_slice(&out.stdout).unwrap())
+    }
+
+    async fn served(&self) -> Option<Vec<Key>> {
+        let (status, body) = self.exporter.get("/findings").await;
+        (status == 200)
+            .then(|| serde_json::from_str(&body).ok())
+            .flatten()
+            .map(|v| keys(&v))
+    }
+
+    /// Waits until the served findings equal `diagnose` of the API's state.
+    async fn converges(&mut self, what: &str) {
+        let start = Instant::now();
+        let mut last = None;
+        while start.elapsed() < BOUND {
+            let expected = self.expected().await;
+            let served = self.served().await;
+            if served.as_ref() == Some(&expected) {
+                assert!(self.exporter.is_running(), "the exporter exited");
+                return;
+            }
+            last = Some((expected, served));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        let (expected, served) = last.unwrap();
+        panic!(
+            "{what}: not converged within {BOUND:?}\nexpected: {expected:#?}\nserved: {served:#?}\nlogs:\n{}",
+            self.exporter.logs().join("\n")
+        );
+    }
+
+    async fn metric_sum(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        samples(&self.exporter.metrics().await, name, labels)
+            .iter()
+            .sum()
+    }
+
+    async fn wait_metric(&self, what: &str, name: &str, labels: &[(&str, &str)], at_least: f64) {
+        let start = Instant::now();
+        loop {
+            if self.metric_sum(name, labels).await >= at_least {
+                return;
+            }
+            assert!(
+                start.elapsed() < BOUND,
+                "{what}: {name}{labels:?} never reached {at_least}\n{}",
+                self.exporter.metrics().await
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Changes made while a fault holds: one stuck pod heals (deleted), one
+    /// healthy pod gets stuck, one new incident appears.
+    fn change_the_cluster(&self, tag: &str) {
+        self.server
+            .delete("v1", "Pod", Some("cam"), "cam1-78b6fc6bc8-cjsw5");
+        self.server.apply(stuck_pod(&format!("stuck-{tag}")));
+        self.server
+            .apply(config_error_pod(&format!("config-{tag}")));
+    }
+}
+
+type Key = (Value, Value, Value, Value, Value, Value, Value);
+
+fn keys(findings: &Value) -> Vec<Key> {
+    let mut keys: Vec<Key> = findings
+        .as_array()
+        .expect("an array of findings")
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].clone(),
+                f["namespace"].clone(),
+                f["name"].clone(),
+                f["container"].clone(),
+                f["anomaly"].clone(),
+                f["cause"].clone(),
+                f["since"].clone(),
+            )
+        })
+        .collect();
+    keys.sort_by_key(|k| format!("{k:?}"));
+    keys
+}
+
+/// Deleted long ago, held by a finalizer, on a Ready node of the example.
+fn stuck_pod(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "faults", "creationTimestamp": "2024-05-01T00:00:00Z",
+            "deletionTimestamp": "2024-05-01T01:00:30Z", "deletionGracePeriodSeconds": 30,
+            "finalizers": ["example.com/cleanup"]},
+        "spec": {"nodeName": "node1", "containers": [{"name": "app", "image": "nginx:1.27"}]},
+        "status": {"phase": "Running", "containerStatuses": [{"name": "app", "image": "nginx:1.27",
+            "ready": false, "restartCount": 0,
+            "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]}})
+}
+
+fn config_error_pod(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "faults", "creationTimestamp": "2024-05-01T00:00:00Z"},
+        "spec": {"nodeName": "node1", "containers": [{"name": "app", "image": "nginx:1.27"}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}],
+            "containerStatuses": [{"name": "app", "image": "nginx:1.27", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "CreateContainerConfigError",
+                "message": "configmap \"app-settings\" not found"}}}]}})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn api_server_down_for_30s_then_back() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.converges("before the outage").await;
+    s.server.pause().await;
+    s.change_the_cluster("outage");
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert!(s.exporter.is_running());
+    s.server.resume().await;
+    s.converges("after the outage").await;
+    assert!(
+        s.metric_sum("kube_lifecycle_watch_errors_total", &[]).await >= 1.0,
+        "the outage is counted"
+    );
+    assert!(
+        s.exporter
+            .logs()
+            .iter()
+            .any(|l| l.contains("\"level\":\"WARN\"") || l.contains("\"level\":\"ERROR\"")),
+        "the outage is logged"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn api_server_back_with_a_new_resource_version_epoch() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.server.pause().await;
+    s.change_the_cluster("epoch");
+    s.server.restart_with_new_epoch();
+    s.server.resume().await;
+    s.converges("after 410 Gone").await;
+    s.wait_metric(
+        "relist counted",
+        "kube_lifecycle_watch_restarts_total",
+        &[],
+        1.0,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_reset_in_the_middle_of_a_chunked_watch() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    for round in 0..3 {
+        s.server.cut_watches();
+        s.change_the_cluster(&format!("reset-{round}"));
+    }
+    s.converges("after resets").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_watch_that_hangs_without_a_byte_is_given_up_and_reopened() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.server.set_fault("pods", Fault::HangWatch);
+    s.server.cut_watches_for("pods");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    s.change_the_cluster("hang");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    s.server.clear_faults();
+    s.converges("after the hanging watch").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slow_list_pages() {
+    let mut s = Scenario::start_with(&[], |server| {
+        for plural in ["pods", "nodes", "events"] {
+            server.set_fault(plural, Fault::Slow(Duration::from_secs(2)));
+        }
+    })
+    .await;
+    let (status, _) = s.exporter.get("/readyz").await;
+    assert_eq!(status, 503, "not ready while the first lists are slow");
+    s.exporter.wait_ready().await;
+    s.change_the_cluster("slow");
+    s.converges("with slow lists").await;
+    s.server.clear_faults();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn server_errors_then_recovery() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.server.set_fault("pods", Fault::ServerError);
+    s.server.cut_watches_for("pods");
+    s.change_the_cluster("500");
+    s.wait_metric(
+        "500s counted",
+        "kube_lifecycle_watch_errors_total",
+        &[("resource", "pods"), ("reason", "server_error")],
+        1.0,
+    )
+    .await;
+    s.server.clear_faults();
+    s.converges("after the 500s").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn forbidden_on_one_resource_then_granted() {
+    let mut s =
+        Scenario::start_with(&[], |server| server.set_fault("events", Fault::Forbidden)).await;
+    s.wait_metric(
+        "403 counted",
+        "kube_lifecycle_watch_errors_total",
+        &[("resource", "events"), ("reason", "forbidden")],
+        1.0,
+    )
+    .await;
+    let (status, body) = s.exporter.get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("events"), "{body}");
+    assert_eq!(
+        s.metric_sum("kube_lifecycle_watch_synced", &[("resource", "pods")])
+            .await,
+        1.0,
+        "the other resources keep working"
+    );
+    s.server.clear_faults();
+    s.exporter.wait_ready().await;
+    s.converges("once events may be read").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_lines_and_wrong_field_types_in_a_watch_stream() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.server
+        .inject_watch_line("pods", "{\"type\":\"ADDED\",\"object\":{\"kind\":");
+    s.server.inject_watch_line(
+        "pods",
+        r#"{"type":"ADDED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"wrong-types","namespace":"faults","uid":"u-1","resourceVersion":"1"},"spec":{"nodeName":42,"containers":"nope"},"status":{"phase":["Running"]}}}"#,
+    );
+    s.change_the_cluster("malformed");
+    s.converges("after malformed lines").await;
+    s.wait_metric(
+        "decode errors counted",
+        "kube_lifecycle_watch_errors_total",
+        &[("resource", "pods")],
+        1.0,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_object_with_a_one_mib_annotation() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    let mut pod = stuck_pod("big-annotation");
+    pod["metadata"]["annotations"] = json!({"example.com/blob": "x".repeat(1 << 20)});
+    s.server.apply(pod);
+    s.converges("with a 1 MiB annotation").await;
+    let (_, findings) = s.exporter.get("/findings").await;
+    assert!(findings.contains("big-annotation"));
+    assert!(findings.len() < 1 << 20, "annotations are not kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ten_thousand_events_in_one_burst() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    let before = s
+        .metric_sum(
+            "kube_lifecycle_watch_events_total",
+            &[("resource", "events")],
+        )
+        .await;
+    for i in 0..10_000 {
+        s.server.apply(json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("burst.{i}"), "namespace": "faults"},
+            "involvedObject": {"kind": "Pod", "namespace": "faults", "name": format!("gone-{}", i % 100),
+                "uid": format!("uid-{}", i % 100), "fieldPath": "spec.containers{app}"},
+            "reason": "BackOff", "message": "Back-off restarting failed container", "type": "Warning",
+            "count": 1, "firstTimestamp": "2024-05-01T00:00:00Z", "lastTimestamp": "2024-05-01T00:00:00Z"}));
+    }
+    s.change_the_cluster("burst");
+    s.wait_metric(
+        "every event applied",
+        "kube_lifecycle_watch_events_total",
+        &[("resource", "events")],
+        before + 10_000.0,
+    )
+    .await;
+    s.converges("after the burst").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn objects_deleted_and_recreated_with_a_new_uid_while_disconnected() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.server.apply(stuck_pod("phoenix"));
+    s.converges("the stuck pod is seen").await;
+    let old_uid = s
+        .server
+        .get("v1", "Pod", Some("faults"), "phoenix")
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    s.server.pause().await;
+    // The stuck pod goes and a healthy one of the same name comes back; the
+    // StatefulSet's stuck zookeeper-0 is replaced by a healthy one too.
+    s.server.delete("v1", "Pod", Some("faults"), "phoenix");
+    let mut healthy = stuck_pod("phoenix");
+    let meta = healthy["metadata"].as_object_mut().unwrap();
+    for key in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "finalizers",
+    ] {
+        meta.remove(key);
+    }
+    healthy["status"] = json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+        "containerStatuses": [{"name": "app", "image": "nginx:1.27", "ready": true, "restartCount": 0,
+            "state": {"running": {"startedAt": "2024-05-01T00:00:05Z"}}}]});
+    s.server.apply(healthy);
+    let zookeeper = s
+        .server
+        .get("v1", "Pod", Some("middleware"), "zookeeper-0")
+        .unwrap();
+    s.server
+        .delete("v1", "Pod", Some("middleware"), "zookeeper-0");
+    let mut reborn = zookeeper.clone();
+    let meta = reborn["metadata"].as_object_mut().unwrap();
+    for key in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "uid",
+        "resourceVersion",
+    ] {
+        meta.remove(key);
+    }
+    reborn["status"] = json!({"phase": "Running"});
+    s.server.apply(reborn);
+    let new_uid = s
+        .server
+        .get("v1", "Pod", Some("faults"), "phoenix")
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    assert_ne!(old_uid, new_uid);
+    s.server.resume().await;
+    s.converges("after the recreation").await;
+    let (_, findings) = s.exporter.get("/findings").await;
+    assert!(!findings.contains("phoenix"), "{findings}");
+    assert!(!findings.contains("zookeeper"), "{findings}");
+}
