@@ -1,6 +1,8 @@
 //! Command-line interface: argument definitions and the commands they run.
 
+pub mod cluster;
 pub mod diagnose;
+pub mod kubectl_plugin;
 pub mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};

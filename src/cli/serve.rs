@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use jiff::SignedDuration;
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use kube::Client;
 
 use crate::dump;
 use crate::live::LiveState;
@@ -92,20 +91,8 @@ fn parse_std_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 async fn kube_client(args: &ServeArgs) -> Result<(Client, String)> {
-    let options = KubeConfigOptions {
-        context: args.context.clone(),
-        ..KubeConfigOptions::default()
-    };
-    let config = match (&args.kubeconfig, &args.context) {
-        (Some(path), _) => {
-            let kubeconfig = Kubeconfig::read_from(path).with_context(|| format!("reading kubeconfig {}", path.display()))?;
-            Config::from_custom_kubeconfig(kubeconfig, &options).await.context("using the kubeconfig")?
-        }
-        (None, Some(_)) => Config::from_kubeconfig(&options).await.context("using the kubeconfig context")?,
-        (None, None) => Config::infer()
-            .await
-            .context("finding cluster credentials (in-cluster service account, $KUBECONFIG or ~/.kube/config)")?,
-    };
+    let config =
+        super::cluster::config(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let mut config = config;
     // Longer than a watch request lasts, so only a silent (dead) connection trips it.
     config.read_timeout = Some(args.watch_timeout + std::time::Duration::from_secs(5));

@@ -1,0 +1,25 @@
+//! The kubectl plugin binary: `kubectl lifecycle diagnose [-n NS]`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use kube_lifecycle_exporter::cli::kubectl_plugin::{PluginCli, PluginCommand, run};
+
+fn main() -> ExitCode {
+    let cli = PluginCli::parse();
+    let result = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|rt| match cli.command {
+            PluginCommand::Diagnose(args) => rt.block_on(run(args)),
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("kubectl lifecycle: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

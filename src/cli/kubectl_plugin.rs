@@ -1,0 +1,126 @@
+//! `kubectl lifecycle diagnose`: the offline command's table for the current
+//! context, from one listing of the cluster. Installed as `kubectl-lifecycle`,
+//! which kubectl finds on PATH and runs for `kubectl lifecycle ...`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use jiff::Timestamp;
+use kube::Client;
+
+use super::diagnose::Format;
+use super::{Thresholds, parse_time};
+use crate::diagnosis;
+use crate::live::snapshot::{self, Progress};
+use crate::output::{self, RunbookLinks};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl lifecycle",
+    bin_name = "kubectl lifecycle",
+    version,
+    about = "Why pods, workloads and namespaces of the current kubectl context are stuck"
+)]
+pub struct PluginCli {
+    #[command(subcommand)]
+    pub command: PluginCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// List the cluster once and print what is stuck and why.
+    Diagnose(PluginDiagnoseArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginDiagnoseArgs {
+    /// Only this namespace (nodes are always listed). Default: all namespaces.
+    #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+
+    /// All namespaces (the default; accepted for kubectl's sake).
+    #[arg(long, short = 'A')]
+    pub all_namespaces: bool,
+
+    /// Kubeconfig file (default: $KUBECONFIG or ~/.kube/config, as kubectl).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context (default: the current one).
+    #[arg(long)]
+    pub context: Option<String>,
+
+    #[arg(long, short, value_enum, default_value_t = Format::Table)]
+    pub output: Format,
+
+    /// Judge as of this time (RFC 3339) instead of now.
+    #[arg(long, value_parser = parse_time)]
+    pub now: Option<Timestamp>,
+
+    /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
+    #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
+    pub runbook_base_url: Option<String>,
+
+    #[command(flatten)]
+    pub thresholds: Thresholds,
+}
+
+/// Writes progress to standard error: one line rewritten in place on a terminal,
+/// a line per finished resource otherwise.
+struct ProgressLine {
+    terminal: bool,
+}
+
+impl ProgressLine {
+    fn report(&self, p: Progress) {
+        let mut err = std::io::stderr().lock();
+        let _ = if self.terminal {
+            write!(err, "\r\x1b[Klisting {}: {}", p.resource, p.listed)
+        } else if p.done {
+            writeln!(err, "listed {}: {}", p.resource, p.listed)
+        } else {
+            writeln!(err, "listing {}: {} so far", p.resource, p.listed)
+        };
+    }
+
+    fn finish(&self) {
+        if self.terminal {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
+        }
+    }
+}
+
+pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
+    let config =
+        super::cluster::config(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
+    let url = config.cluster_url.to_string();
+    let client = Client::try_from(config).context("building the Kubernetes client")?;
+    let progress = ProgressLine {
+        terminal: std::io::stderr().is_terminal(),
+    };
+    let cluster =
+        snapshot::list_cluster(&client, args.namespace.as_deref(), |p| progress.report(p))
+            .await
+            .with_context(|| format!("listing the cluster at {url}"))?;
+    progress.finish();
+
+    let now = args.now.unwrap_or_else(Timestamp::now);
+    let findings = diagnosis::diagnose_with(&cluster, now, &args.thresholds.settings());
+    eprintln!("{url}: {} findings", findings.len());
+    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    let text = match args.output {
+        Format::Table => output::table::render(&findings, now, &links),
+        Format::Json => output::json::render(&findings, &links),
+        Format::Metrics => output::metrics::render(findings),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing the output"),
+    }
+}

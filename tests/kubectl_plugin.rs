@@ -1,0 +1,171 @@
+//! `kubectl lifecycle diagnose` (the `kubectl-lifecycle` binary) against the fake
+//! API server: the same table as the offline command, namespaces, paging with a
+//! progress line, errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::exporter::example_objects;
+use fake_apiserver::FakeApiServer;
+use serde_json::json;
+
+const PLUGIN: &str = env!("CARGO_BIN_EXE_kubectl-lifecycle");
+const EXPORTER: &str = env!("CARGO_BIN_EXE_kube-lifecycle-exporter");
+const NOW: &str = "2024-06-01T00:00:00Z";
+
+async fn example_cluster() -> (FakeApiServer, tempfile::TempDir, PathBuf) {
+    let server = FakeApiServer::start().await.unwrap();
+    for object in example_objects() {
+        server.apply(object);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig).unwrap();
+    (server, dir, kubeconfig)
+}
+
+fn plugin(kubeconfig: &Path, args: &[&str]) -> Output {
+    Command::new(PLUGIN)
+        .arg("diagnose")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["--now", NOW])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn offline(args: &[&str]) -> String {
+    let out = Command::new(EXPORTER)
+        .args([
+            "diagnose",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml"),
+            "--now",
+            NOW,
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn prints_the_same_table_as_the_offline_command() {
+    let (_server, _dir, kubeconfig) = example_cluster().await;
+    let out = plugin(&kubeconfig, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert_eq!(table, offline(&[]));
+    assert!(table.contains("cam1-78b6fc6bc8-cjsw5"), "{table}");
+
+    let json_out = plugin(&kubeconfig, &["-o", "json"]);
+    assert_eq!(text(&json_out.stdout), offline(&["--output", "json"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_namespace_limits_what_is_listed_and_reported() {
+    let (server, _dir, kubeconfig) = example_cluster().await;
+    server.clear_requests();
+    let out = plugin(&kubeconfig, &["-n", "middleware", "-o", "json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let findings: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!findings.is_empty());
+    for f in &findings {
+        assert_eq!(f["namespace"], "middleware", "{f}");
+    }
+    // Namespaced kinds were listed in that namespace only.
+    let requests = server.requests();
+    let namespaced: Vec<&str> = requests
+        .iter()
+        .map(|r| r.path.as_str())
+        .filter(|p| {
+            ["/pods", "/deployments", "/events"]
+                .iter()
+                .any(|k| p.ends_with(k))
+        })
+        .collect();
+    assert_eq!(namespaced.len(), 3, "{namespaced:?}");
+    for path in namespaced {
+        assert!(path.contains("/namespaces/middleware/"), "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_cluster_is_listed_in_pages_with_progress() {
+    let (server, _dir, kubeconfig) = example_cluster().await;
+    for i in 0..1_200 {
+        server.apply(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("web-{i}"), "namespace": "bulk", "creationTimestamp": "2024-05-01T00:00:00Z"},
+            "spec": {"nodeName": "node1", "containers": [{"name": "app", "image": "nginx:1.27"}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                "containerStatuses": [{"name": "app", "image": "nginx:1.27", "ready": true, "restartCount": 0,
+                    "state": {"running": {"startedAt": "2024-05-01T00:00:05Z"}}}]}}));
+    }
+    let out = plugin(&kubeconfig, &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let progress = text(&out.stderr);
+    let total = 1_200
+        + example_objects()
+            .iter()
+            .filter(|o| o["kind"] == "Pod")
+            .count();
+    assert!(progress.contains("listing pods: 500 so far"), "{progress}");
+    assert!(progress.contains("listing pods: 1000 so far"), "{progress}");
+    assert!(
+        progress.contains(&format!("listed pods: {total}")),
+        "{progress}"
+    );
+    // Healthy pods add nothing.
+    assert_eq!(text(&out.stdout), offline(&[]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_cluster_is_a_clear_error() {
+    let (server, dir, kubeconfig) = example_cluster().await;
+    server.pause().await;
+    let out = plugin(&kubeconfig, &[]);
+    assert!(!out.status.success());
+    let message = text(&out.stderr);
+    assert!(
+        message.contains("kubectl lifecycle: listing the cluster at"),
+        "{message}"
+    );
+    assert!(message.contains("listing nodes"), "{message}");
+    drop(dir);
+}
+
+/// Through kubectl itself, where it is installed (it is not a Debian package, so CI
+/// machines may not have it; the tests above run the same binary directly).
+#[tokio::test(flavor = "multi_thread")]
+async fn kubectl_finds_and_runs_the_plugin() {
+    if Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_err()
+    {
+        eprintln!("kubectl not installed; skipped");
+        return;
+    }
+    let (_server, _dir, kubeconfig) = example_cluster().await;
+    let bin_dir = Path::new(PLUGIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("kubectl")
+        .args(["lifecycle", "diagnose", "--now", NOW])
+        .env("PATH", path)
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), offline(&[]));
+}
