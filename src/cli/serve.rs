@@ -10,6 +10,7 @@ use kube::Client;
 
 use crate::dump;
 use crate::live::LiveState;
+use crate::live::shard::Shard;
 use crate::live::watch::{self, WatchOptions};
 use crate::output::RunbookLinks;
 use crate::server::App;
@@ -78,8 +79,36 @@ pub struct ServeArgs {
     #[arg(long, value_parser = parse_std_duration, default_value = "290s", env = "KUBE_LIFECYCLE_WATCH_TIMEOUT")]
     pub watch_timeout: std::time::Duration,
 
+    /// This exporter's shard (0-based) when the cluster is split across
+    /// --total-shards exporters by namespace.
+    #[arg(
+        long,
+        default_value_t = 0,
+        env = "KUBE_LIFECYCLE_SHARD",
+        conflicts_with = "shard_from_pod_name"
+    )]
+    pub shard: u32,
+
+    /// Number of exporters sharing the cluster by namespace (1: no sharding).
+    #[arg(long, default_value_t = 1, env = "KUBE_LIFECYCLE_TOTAL_SHARDS")]
+    pub total_shards: u32,
+
+    /// Take the shard from a StatefulSet pod's name (`…-2` is shard 2); give it the
+    /// pod's own name, e.g. from the downward API.
+    #[arg(long, env = "KUBE_LIFECYCLE_SHARD_FROM_POD_NAME")]
+    pub shard_from_pod_name: Option<String>,
+
     #[command(flatten)]
     pub thresholds: Thresholds,
+}
+
+impl ServeArgs {
+    fn shard(&self) -> Result<Shard> {
+        Ok(match &self.shard_from_pod_name {
+            Some(name) => Shard::from_pod_name(name, self.total_shards)?,
+            None => Shard::new(self.shard, self.total_shards)?,
+        })
+    }
 }
 
 fn parse_std_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -117,14 +146,19 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             )
         }
         None => {
+            let shard = args.shard()?;
             let (client, url) = kube_client(&args).await?;
             let options = WatchOptions {
                 namespaces: args.namespaces.clone(),
                 exclude_namespaces: args.exclude_namespaces.clone(),
+                shard,
                 watch_timeout: Some(args.watch_timeout),
             };
-            let live = Arc::new(LiveState::new(settings, watch::plan(&options)));
-            tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, "watching");
+            let live = Arc::new(
+                LiveState::new(settings, watch::plan(&options))
+                    .sharded(shard, watch::follows_namespaces(&options)),
+            );
+            tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, shard = %shard, "watching");
             watchers = watch::spawn_all(client, live.clone(), &options);
             let pruned = live.clone();
             let max_age = args.event_max_age;

@@ -2,6 +2,7 @@
 //! telemetry, and duration histograms observed on transitions.
 
 pub mod resources;
+pub mod shard;
 pub mod snapshot;
 pub mod state;
 pub mod telemetry;

@@ -10,6 +10,7 @@ use crate::diagnosis::{self, Finding, Settings};
 use crate::model::{Cluster, Kind, Object};
 
 use super::resources::plural;
+use super::shard::Shard;
 use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
 use super::transitions::Transitions;
 
@@ -25,6 +26,11 @@ pub struct LiveState {
     synced: Mutex<BTreeMap<(Kind, Scope), bool>>,
     /// The last error logged per watch, so a persisting error is logged once.
     last_error: Mutex<BTreeMap<(Kind, Scope), String>>,
+    /// The part of the cluster whose findings this exporter reports.
+    shard: Shard,
+    /// Sharded watches follow the namespaces: not ready until they have been
+    /// started once for the namespaces listed.
+    awaiting_namespaces: std::sync::atomic::AtomicBool,
 }
 
 impl LiveState {
@@ -37,6 +43,8 @@ impl LiveState {
             transitions: Mutex::new(Transitions::default()),
             synced: Mutex::new(watches.into_iter().map(|w| (w, false)).collect()),
             last_error: Mutex::new(BTreeMap::new()),
+            shard: Shard::default(),
+            awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
         };
         for (kind, _) in state.synced.lock().keys() {
             state
@@ -66,14 +74,80 @@ impl LiveState {
         state
     }
 
+    /// Reports only what `shard` owns; with `follows_namespaces`, is not ready
+    /// until the per-namespace watches have been started once.
+    pub fn sharded(mut self, shard: Shard, follows_namespaces: bool) -> Self {
+        self.shard = shard;
+        *self.awaiting_namespaces.get_mut() = follows_namespaces;
+        if follows_namespaces {
+            for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
+                self.telemetry
+                    .watch_synced
+                    .get_or_create(&ResourceLabel {
+                        resource: plural(kind),
+                    })
+                    .set(0);
+            }
+        }
+        self
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
 
-    /// The findings of the moment.
+    /// The findings of the moment. Sharded, a Terminating namespace is reported by
+    /// the shard that owns it (every shard lists all namespaces).
     pub fn findings(&self, now: Timestamp) -> Vec<Finding> {
         let cluster = self.cluster.read();
-        diagnosis::diagnose_with(&cluster, now, &self.settings)
+        let mut findings = diagnosis::diagnose_with(&cluster, now, &self.settings);
+        if self.shard.is_sharded() {
+            findings.retain(|f| match (&f.namespace, f.kind) {
+                (Some(namespace), _) => self.shard.owns(namespace),
+                (None, Kind::Namespace) => self.shard.owns(&f.name),
+                (None, _) => true,
+            });
+        }
+        findings
+    }
+
+    /// The namespaces in the model, once the namespace watch has listed.
+    pub fn namespace_names(&self) -> Option<Vec<String>> {
+        if !self.kind_synced(Kind::Namespace) {
+            return None;
+        }
+        let cluster = self.cluster.read();
+        Some(
+            cluster
+                .namespaces()
+                .map(|n| n.metadata.name.clone())
+                .collect(),
+        )
+    }
+
+    /// Registers watches started after the exporter began (sharded namespaces).
+    pub fn add_watches(&self, watches: impl IntoIterator<Item = (Kind, Scope)>) {
+        let mut synced = self.synced.lock();
+        for watch in watches {
+            synced.entry(watch).or_insert(false);
+        }
+    }
+
+    /// A followed namespace is gone: its watches, errors and objects are forgotten.
+    pub fn forget_namespace(&self, namespace: &str) {
+        let scope: Scope = Some(namespace.to_string());
+        self.synced.lock().retain(|(_, s), _| *s != scope);
+        self.last_error.lock().retain(|(_, s), _| *s != scope);
+        let mut cluster = self.cluster.write();
+        for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
+            cluster.reset_namespace(kind, namespace, Vec::new());
+        }
+    }
+
+    /// The per-namespace watches have been started for the namespaces listed.
+    pub fn namespaces_followed(&self) {
+        self.awaiting_namespaces
+            .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Objects held per kind.
@@ -240,6 +314,14 @@ impl LiveState {
         for ((kind, _), done) in synced.iter() {
             let entry = by_kind.entry(*kind).or_insert(true);
             *entry &= *done;
+        }
+        if self
+            .awaiting_namespaces
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
+                by_kind.insert(kind, false);
+            }
         }
         by_kind.into_iter().collect()
     }

@@ -3,6 +3,7 @@
 //! (`Init … InitDone`) replaces what the model holds for that watch, so objects
 //! deleted while the watch was down disappear.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -17,6 +18,7 @@ use crate::model::{
 };
 
 use super::resources::{Slim, Watched, group, plural};
+use super::shard::Shard;
 use super::state::{LiveState, Scope};
 
 /// What to watch.
@@ -26,6 +28,8 @@ pub struct WatchOptions {
     pub namespaces: Vec<String>,
     /// Never these namespaces.
     pub exclude_namespaces: Vec<String>,
+    /// The part of the cluster this exporter covers (all of it unless sharded).
+    pub shard: Shard,
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
     /// `None` keeps kube-runtime's default (290 s).
     pub watch_timeout: Option<std::time::Duration>,
@@ -45,16 +49,27 @@ pub const WATCHED_KINDS: [Kind; 8] = [
 
 /// The watches to run: cluster-scoped kinds once; namespaced kinds once for all
 /// namespaces, or once per namespace given with `--namespace`.
+///
+/// Sharded, namespaced kinds are watched per namespace the shard owns: the
+/// `--namespace` ones it owns, or, without that list, whichever exist (started as
+/// they appear; see [`spawn_all`]), so no shard decodes another shard's objects.
 pub fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
     WATCHED_KINDS
         .iter()
         .flat_map(|kind| {
-            if !kind.is_namespaced() || options.namespaces.is_empty() {
+            if !kind.is_namespaced() {
                 vec![(*kind, None)]
+            } else if options.namespaces.is_empty() {
+                if options.shard.is_sharded() {
+                    vec![]
+                } else {
+                    vec![(*kind, None)]
+                }
             } else {
                 options
                     .namespaces
                     .iter()
+                    .filter(|ns| options.shard.owns(ns))
                     .map(|ns| (*kind, Some(ns.clone())))
                     .collect()
             }
@@ -84,85 +99,155 @@ fn field_selector(kind: Kind, options: &WatchOptions) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(","))
 }
 
-/// Starts every planned watch.
+/// Starts every planned watch, and, when sharded across all namespaces, the task
+/// that starts and stops the per-namespace watches of the namespaces this shard owns.
 pub fn spawn_all(
     client: Client,
     state: Arc<LiveState>,
     options: &WatchOptions,
 ) -> Vec<JoinHandle<()>> {
-    plan(options)
+    let mut tasks: Vec<JoinHandle<()>> = plan(options)
         .into_iter()
-        .map(|(kind, scope)| {
-            let config = watcher::Config {
-                field_selector: field_selector(kind, options),
-                timeout: options
-                    .watch_timeout
-                    .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32)
-                    .or(watcher::Config::default().timeout),
-                ..watcher::Config::default()
-            };
-            let keep = keep_namespace(kind, options);
-            let (client, state) = (client.clone(), state.clone());
-            match kind {
-                Kind::Node => tokio::spawn(run(
-                    Api::<Watched<Node>>::all(client),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::Namespace => tokio::spawn(run(
-                    Api::<Watched<Namespace>>::all(client),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::Pod => tokio::spawn(run(
-                    namespaced::<Pod>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::Deployment => tokio::spawn(run(
-                    namespaced::<Deployment>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::ReplicaSet => tokio::spawn(run(
-                    namespaced::<ReplicaSet>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::StatefulSet => tokio::spawn(run(
-                    namespaced::<StatefulSet>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::DaemonSet => tokio::spawn(run(
-                    namespaced::<DaemonSet>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
-                Kind::Event => tokio::spawn(run(
-                    namespaced::<CoreEvent>(client, &scope),
-                    config,
-                    state,
-                    scope,
-                    keep,
-                )),
+        .map(|(kind, scope)| spawn_one(&client, &state, options, kind, scope))
+        .collect();
+    if follows_namespaces(options) {
+        tasks.push(tokio::spawn(follow_namespaces(
+            client,
+            state,
+            options.clone(),
+        )));
+    }
+    tasks
+}
+
+/// Sharded with no `--namespace` list: the namespaced watches follow the
+/// namespaces as they come and go.
+pub fn follows_namespaces(options: &WatchOptions) -> bool {
+    options.shard.is_sharded() && options.namespaces.is_empty()
+}
+
+/// Starts one watch of `kind` in `scope`.
+fn spawn_one(
+    client: &Client,
+    state: &Arc<LiveState>,
+    options: &WatchOptions,
+    kind: Kind,
+    scope: Scope,
+) -> JoinHandle<()> {
+    let config = watcher::Config {
+        field_selector: field_selector(kind, options),
+        timeout: options
+            .watch_timeout
+            .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32)
+            .or(watcher::Config::default().timeout),
+        ..watcher::Config::default()
+    };
+    let keep = keep_namespace(kind, options);
+    let (client, state) = (client.clone(), state.clone());
+    match kind {
+        Kind::Node => tokio::spawn(run(
+            Api::<Watched<Node>>::all(client),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::Namespace => tokio::spawn(run(
+            Api::<Watched<Namespace>>::all(client),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::Pod => tokio::spawn(run(
+            namespaced::<Pod>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::Deployment => tokio::spawn(run(
+            namespaced::<Deployment>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::ReplicaSet => tokio::spawn(run(
+            namespaced::<ReplicaSet>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::StatefulSet => tokio::spawn(run(
+            namespaced::<StatefulSet>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::DaemonSet => tokio::spawn(run(
+            namespaced::<DaemonSet>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+        Kind::Event => tokio::spawn(run(
+            namespaced::<CoreEvent>(client, &scope),
+            config,
+            state,
+            scope,
+            keep,
+        )),
+    }
+}
+
+/// How often the namespaces this shard owns are compared with its watches.
+const FOLLOW_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Keeps one watch per namespaced kind for every namespace this shard owns: starts
+/// them when a namespace appears, stops them and forgets its objects when it is gone.
+async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: WatchOptions) {
+    let mut running: BTreeMap<String, Vec<JoinHandle<()>>> = BTreeMap::new();
+    let mut every = tokio::time::interval(FOLLOW_EVERY);
+    loop {
+        every.tick().await;
+        let Some(namespaces) = state.namespace_names() else {
+            continue; // namespaces not listed yet
+        };
+        let owned: BTreeSet<String> = namespaces
+            .into_iter()
+            .filter(|n| options.shard.owns(n) && !options.exclude_namespaces.contains(n))
+            .collect();
+        let gone: Vec<String> = running
+            .keys()
+            .filter(|n| !owned.contains(*n))
+            .cloned()
+            .collect();
+        for namespace in gone {
+            for task in running.remove(&namespace).unwrap_or_default() {
+                task.abort();
             }
-        })
-        .collect()
+            state.forget_namespace(&namespace);
+            tracing::info!(namespace, shard = %options.shard, "namespace gone; its watches stopped");
+        }
+        for namespace in owned {
+            if running.contains_key(&namespace) {
+                continue;
+            }
+            let scope = Some(namespace.clone());
+            let kinds = WATCHED_KINDS.into_iter().filter(|k| k.is_namespaced());
+            state.add_watches(kinds.clone().map(|k| (k, scope.clone())));
+            let tasks = kinds
+                .map(|kind| spawn_one(&client, &state, &options, kind, scope.clone()))
+                .collect();
+            tracing::debug!(namespace, shard = %options.shard, "watching namespace");
+            running.insert(namespace, tasks);
+        }
+        state.namespaces_followed();
+    }
 }
 
 fn namespaced<T: Slim<Scope = NamespaceResourceScope>>(
