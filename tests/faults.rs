@@ -65,8 +65,10 @@ impl Scenario {
             exporter,
             _dir: dir,
             dump,
+            // No kept-alive connections: the API server's outages would break them.
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(10))
+                .pool_max_idle_per_host(0)
                 .build()
                 .unwrap(),
         }
