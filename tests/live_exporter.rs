@@ -180,12 +180,29 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
     engine["status"]["phase"] = json!("Running");
     server.apply(engine);
 
+    // Counters and findings are read in one scrape but not under one lock:
+    // wait for both to have caught up with the heal.
+    let terminated = |m: &str| -> f64 {
+        samples(
+            m,
+            "kube_lifecycle_pod_terminating_duration_seconds_count",
+            &[],
+        )
+        .iter()
+        .sum()
+    };
     let metrics = exporter
-        .wait_for_metrics("every finding gone", |m| {
+        .wait_for_metrics("every finding gone and every removal counted", |m| {
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
                 == 0.0
+                && terminated(m) >= 3.0
+                && samples(
+                    m,
+                    "kube_lifecycle_namespace_terminating_duration_seconds_count",
+                    &[],
+                ) == [2.0]
         })
         .await;
     for family in [
@@ -200,14 +217,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         );
     }
     // Three Terminating pods completed their deletion while watched.
-    let completed: f64 = samples(
-        &metrics,
-        "kube_lifecycle_pod_terminating_duration_seconds_count",
-        &[],
-    )
-    .iter()
-    .sum();
-    assert_eq!(completed, 3.0, "{metrics}");
+    assert_eq!(terminated(&metrics), 3.0, "{metrics}");
     assert_eq!(
         samples(
             &metrics,
@@ -330,6 +340,17 @@ async fn a_pod_deleted_while_the_watch_is_cut_disappears_after_resume_or_relist(
     .iter()
     .sum();
     assert!(restarts >= 1.0, "{metrics}");
+    // Both deletions are counted: ghost-a from its DELETED event, ghost-b from
+    // its absence in the relist (observed then, an upper bound).
+    exporter
+        .wait_for_metrics("both removals counted by cause", |m| {
+            samples(
+                m,
+                "kube_lifecycle_pod_terminating_duration_seconds_count",
+                &[("cause", "node_missing")],
+            ) == [2.0]
+        })
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

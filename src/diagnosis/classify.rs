@@ -63,11 +63,12 @@ const IMAGE_PULL: &[Rule<ImagePullCause>] = &[
             "image operating system",
         ],
     ),
+    // docker's "error pulling image configuration: ..." wraps any failure of that
+    // download (timeouts, resets) and is no cause by itself.
     (
         ImagePullCause::Corrupt,
         &[
             "unknown blob",
-            "error pulling image configuration",
             "failed size validation",
             "digest mismatch",
             "unexpected commit digest",
@@ -81,6 +82,13 @@ const IMAGE_PULL: &[Rule<ImagePullCause>] = &[
             "invalid checksum digest",
         ],
     ),
+    // The registry says the node sent no credentials at all: unauthorized, even
+    // where Docker Hub's "repository does not exist or may require ..." is around it.
+    (ImagePullCause::Unauthorized, &["no basic auth credentials"]),
+    // Docker Hub answers a missing repository and a private one pulled without
+    // credentials alike ("pull access denied, repository does not exist or may
+    // require ..."); a mistyped name is the common case, so not_found.
+    // containerd's "failed to resolve reference" wraps every failure and is no cause.
     (
         ImagePullCause::NotFound,
         &[
@@ -88,7 +96,6 @@ const IMAGE_PULL: &[Rule<ImagePullCause>] = &[
             "repository does not exist",
             "not found: manifest",
             "name unknown",
-            "failed to resolve reference",
             "manifest for",
             "not found",
         ],
@@ -97,8 +104,9 @@ const IMAGE_PULL: &[Rule<ImagePullCause>] = &[
         ImagePullCause::Unauthorized,
         &[
             "unauthorized",
+            "unexpected status: 401",
+            "unexpected status: 403",
             "authorization failed",
-            "no basic auth credentials",
             "authentication required",
             "access to the resource is denied",
             "403 forbidden",
@@ -111,6 +119,8 @@ const IMAGE_PULL: &[Rule<ImagePullCause>] = &[
         ImagePullCause::Dns,
         &[
             "no such host",
+            // any failure of the lookup itself, a DNS server timing out included
+            "dial tcp: lookup",
             "server misbehaving",
             "temporary failure in name resolution",
             "name or service not known",
@@ -167,7 +177,7 @@ const SANDBOX: &[Rule<CreatingCause>] = &[
     (
         CreatingCause::SandboxImagePull,
         &[
-            "failed to get sandbox image",
+            "sandbox image",
             "failed pulling image",
             "failed to pull image",
             "pulling image",
@@ -244,13 +254,18 @@ const CONTAINER_CONFIG: &[Rule<ConfigCause>] = &[
     (ConfigCause::RunAsNonRoot, &["runasnonroot"]),
     (
         ConfigCause::NameConflict,
-        &["is already in use by container", "is reserved for"],
+        &[
+            "is already in use by container",
+            "is reserved for",
+            "name is reserved",
+        ],
     ),
     (ConfigCause::ReadOnlyFs, &["read-only file system"]),
     (
         ConfigCause::ExecNotFound,
         &[
             "executable file not found",
+            "not found in $path",
             "no such file or directory: unknown",
             "exec format error",
             "exec: \"",
@@ -287,6 +302,11 @@ pub enum TerminationEvent {
 }
 
 const TERMINATION: &[Rule<TerminationEvent>] = &[
+    // A container that did not stop outranks the sandbox teardown failing with it.
+    (
+        TerminationEvent::KillFailed,
+        &["killcontainer", "did not kill the pod"],
+    ),
     (
         TerminationEvent::CleanupFailed,
         &[
@@ -302,7 +322,6 @@ const TERMINATION: &[Rule<TerminationEvent>] = &[
     (
         TerminationEvent::KillFailed,
         &[
-            "killcontainer",
             "stopcontainer",
             "failed to stop container",
             "termination failed with graceperiod",
@@ -349,6 +368,16 @@ const SCHEDULER_REASONS: &[Rule<PendingCause>] = &[
         PendingCause::PodAffinity,
         &["pod affinity", "matchinterpodaffinity"],
     ),
+    // Before node affinity: "volume node affinity conflict" is about the volume.
+    (
+        PendingCause::VolumeZone,
+        &[
+            "volume node affinity conflict",
+            "no available volume zone",
+            "novolumezoneconflict",
+            "volume zone",
+        ],
+    ),
     (
         PendingCause::NodeAffinity,
         &[
@@ -384,15 +413,6 @@ const SCHEDULER_REASONS: &[Rule<PendingCause>] = &[
         &["free ports", "podfitshostports", "host port"],
     ),
     (PendingCause::PvcNotFound, &["persistentvolumeclaim \""]),
-    (
-        PendingCause::VolumeZone,
-        &[
-            "volume node affinity conflict",
-            "no available volume zone",
-            "novolumezoneconflict",
-            "volume zone",
-        ],
-    ),
     (
         PendingCause::VolumeBinding,
         &[
@@ -442,7 +462,11 @@ pub fn scheduler_reasons(message: &str) -> SchedulerReasons {
         *out.reasons.entry(reason).or_default() += count;
     };
 
-    if let Some((head, list)) = message.split_once("nodes are available:") {
+    // Volcano's scheduler says "nodes are unavailable:" with the same list.
+    let list = message
+        .split_once("nodes are available:")
+        .or_else(|| message.split_once("nodes are unavailable:"));
+    if let Some((head, list)) = list {
         let total = head
             .trim()
             .rsplit_once('/')

@@ -1,18 +1,18 @@
 //! The live model shared by the watch tasks (writers) and the HTTP handlers
 //! (readers), with what the exporter reports about itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};
 
 use crate::diagnosis::{self, Finding, Settings};
-use crate::model::{Cluster, Kind, Object};
+use crate::model::{Cluster, Kind, Object, ObjectKey, Pod};
 
 use super::resources::plural;
 use super::shard::Shard;
 use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
-use super::transitions::Transitions;
+use super::transitions::{Observation, Transitions};
 
 /// Which part of a kind one watch covers: every namespace, or one.
 pub type Scope = Option<String>;
@@ -160,8 +160,9 @@ impl LiveState {
     pub fn relisted(&self, kind: Kind, scope: &Scope, objects: Vec<Object>) {
         let resource = plural(kind);
         let count = objects.len();
-        {
+        let observations = {
             let mut cluster = self.cluster.write();
+            let observations = self.vanished(&cluster, kind, scope, &objects);
             if kind == Kind::Pod {
                 let pods: Vec<_> = objects
                     .iter()
@@ -176,7 +177,9 @@ impl LiveState {
                 None => cluster.reset(kind, objects),
                 Some(namespace) => cluster.reset_namespace(kind, namespace, objects),
             }
-        }
+            observations
+        };
+        observations.iter().for_each(|o| self.telemetry.observe(o));
         let was_synced = self
             .synced
             .lock()
@@ -216,6 +219,48 @@ impl LiveState {
             .inc_by(count as u64);
         self.touched(kind);
         self.last_error.lock().remove(&(kind, scope.clone()));
+    }
+
+    /// Pods and namespaces the model holds in `scope` that a relist no longer
+    /// shows (same name with a new uid included): their deletion completed while
+    /// the watch was down, so it is recorded as observed now, an upper bound.
+    fn vanished(
+        &self,
+        cluster: &Cluster,
+        kind: Kind,
+        scope: &Scope,
+        listed: &[Object],
+    ) -> Vec<Observation> {
+        let listed: HashSet<(ObjectKey, &str)> = listed
+            .iter()
+            .filter_map(|o| Some((o.key(), o.uid()?)))
+            .collect();
+        let still_there = |key: ObjectKey, uid: &str| listed.contains(&(key, uid));
+        let now = Timestamp::now();
+        match kind {
+            Kind::Pod => {
+                let gone: Vec<&Pod> = cluster
+                    .pods()
+                    .filter(|p| scope.as_deref().is_none_or(|ns| p.metadata.namespace == ns))
+                    .filter(|p| !still_there(ObjectKey::from(&p.metadata), &p.metadata.uid))
+                    .collect();
+                let mut transitions = self.transitions.lock();
+                gone.into_iter()
+                    .flat_map(|p| transitions.pod_deleted(cluster, p, now))
+                    .collect()
+            }
+            Kind::Namespace => {
+                let transitions = self.transitions.lock();
+                cluster
+                    .namespaces()
+                    .filter(|n| {
+                        !still_there(ObjectKey::new("", n.metadata.name.clone()), &n.metadata.uid)
+                    })
+                    .filter_map(|n| transitions.namespace_deleted(n, now))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// An object was added or changed.

@@ -140,7 +140,7 @@ pub const CATALOGUE: &[MetricDoc] = &[
         name: "kube_lifecycle_pod_terminating_duration_seconds",
         kind: "histogram",
         labels: &["cause"],
-        help: "Time from a pod's deletion request to the object being gone, by the Terminating cause at removal.",
+        help: "Time from a pod's deletion request to the object being gone, by the Terminating cause at removal (a removal first seen in a relist after a disconnect counts as of the relist).",
         example: "histogram_quantile(0.99, sum by (le) (rate(kube_lifecycle_pod_terminating_duration_seconds_bucket[1h])))",
     },
     MetricDoc {

@@ -109,6 +109,16 @@ impl Object {
         }
     }
 
+    /// The uid of a pod or namespace: what tells a recreated object from the
+    /// one it replaced.
+    pub fn uid(&self) -> Option<&str> {
+        match self {
+            Object::Pod(o) => Some(&o.metadata.uid),
+            Object::Namespace(o) => Some(&o.metadata.uid),
+            _ => None,
+        }
+    }
+
     /// Namespace and name (namespace empty for cluster-scoped kinds).
     pub fn key(&self) -> ObjectKey {
         match self {

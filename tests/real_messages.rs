@@ -1,0 +1,1391 @@
+//! The classifiers against messages people actually posted.
+//!
+//! Every message below is quoted from a public issue, pull request or page
+//! (the URL is next to it). Long image names, digests and UIDs are kept; where a
+//! message was cut, it is cut where its poster cut it. The only edits: markdown
+//! markup (`**`, backticks) the poster wrapped around a message is dropped, a
+//! message that a terminal or YAML folded over lines is joined back with one
+//! space (said next to it), and newlines that are in the message itself are
+//! written as `\n`.
+
+use std::collections::BTreeMap;
+
+use kube_lifecycle_exporter::diagnosis::classify::{
+    TerminationEvent, container_config, creating_event, image_pull, remaining_finalizers,
+    remaining_resources, scheduler_reasons, termination_event,
+};
+use kube_lifecycle_exporter::diagnosis::{
+    ConfigCause, CreatingCause, ImagePullCause, PendingCause,
+};
+
+/// Runs `classify` over `(source, message, expected)` rows and reports every
+/// row that disagrees at once, so one run shows the whole table's state.
+fn check<T: PartialEq + std::fmt::Debug + Copy>(
+    family: &str,
+    rows: &[(&str, &str, T)],
+    classify: impl Fn(&str) -> T,
+) {
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, message, expected)| {
+            let got = classify(message);
+            (got != *expected).then(|| {
+                format!("  {source}\n    expected {expected:?}, got {got:?}\n    {message}")
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{family}: {} of {} real messages misclassified:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Image pulls: the kubelet's `Failed to pull image "...": ...` event or the
+// ErrImagePull waiting message (same text without the prefix).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn image_pull_messages() {
+    use ImagePullCause::*;
+    let rows: &[(&str, &str, Option<ImagePullCause>)] = &[
+        // --- not_found ---
+        // docker
+        (
+            "https://github.com/lachie83/k8s-kubectl/issues/157",
+            r#"Failed to pull image "lachlanevenson/k8s-kubectl:v1.18.20": rpc error: code = Unknown desc = Error response from daemon: manifest for lachlanevenson/k8s-kubectl:v1.18.20 not found: manifest unknown: manifest unknown"#,
+            Some(NotFound),
+        ),
+        // CRI-O (containers/image wording)
+        (
+            "https://github.com/raffaelespazzoli/credscontroller/issues/10",
+            r#"Failed to pull image "registry.svc.ci.openshift.org/origin/4.3-2019-10-29-062458@sha256:8184092486c345c2b757f366f146218a115e5d7a92b481cb76257358653ec852": rpc error: code = Unknown desc = Error reading manifest sha256:8184092486c345c2b757f366f146218a115e5d7a92b481cb76257358653ec852 in registry.svc.ci.openshift.org/origin/4.3-2019-10-29-062458: manifest unknown: manifest unknown"#,
+            Some(NotFound),
+        ),
+        // CRI-O, newer wording (kubelet log of an OKD node)
+        (
+            "https://github.com/okd-project/okd/issues/2194",
+            r#"rpc error: code = Unknown desc = initializing source docker://quay.io/okd/scos-content@sha256:637140d5811ea5f3ebbf1f0185ef4e98085236684337f2aabc4fa6bbffe1b305: reading manifest sha256:637140d5811ea5f3ebbf1f0185ef4e98085236684337f2aabc4fa6bbffe1b305 in quay.io/okd/scos-content: manifest unknown"#,
+            Some(NotFound),
+        ),
+        // containerd (its own log of the CRI PullImage call)
+        (
+            "https://github.com/kubernetes-sigs/provider-aws-test-infra/pull/281",
+            r#"rpc error: code = NotFound desc = failed to pull and unpack image \"registry.k8s.io/kube-apiserver-amd64:v1.30.0-alpha.1.107_052bce26f4f48b\": failed to resolve reference \"registry.k8s.io/kube-apiserver-amd64:v1.30.0-alpha.1.107_052bce26f4f48b\": registry.k8s.io/kube-apiserver-amd64:v1.30.0-alpha.1.107_052bce26f4f48b: not found"#,
+            Some(NotFound),
+        ),
+        // Decision: Docker Hub answers "pull access denied, repository does not
+        // exist or may require ..." (docker) and "insufficient_scope:
+        // authorization failed" (containerd) both for a repository that does
+        // not exist and for a private one pulled without credentials; the
+        // message cannot tell them apart, and a mistyped name is the common
+        // case, so these are `not_found` (the cause's documentation says "or the
+        // repository is private and says so"). Only when the registry says no
+        // credentials were sent at all is it `unauthorized` (see below).
+        (
+            "https://github.com/kubernetes/website/issues/14257",
+            r#"Failed to pull image "rmeuser-auth:latest": rpc error: code = Unknown desc = Error response from daemon: pull access denied for rmeuser-auth, repository does not exist or may require 'docker login'"#,
+            Some(NotFound),
+        ),
+        (
+            "https://github.com/kubernetes/minikube/issues/20613",
+            r#"Failed to pull image "suedostcargo-web": Error response from daemon: pull access denied for suedostcargo-web, repository does not exist or may require 'docker login': denied: requested access to the resource is denied"#,
+            Some(NotFound),
+        ),
+        // containerd, through crictl (the same error the kubelet receives)
+        (
+            "https://github.com/kubesphere/kubekey/issues/1165",
+            r#"pulling image: rpc error: code = Unknown desc = failed to pull and unpack image "yhub.ssl.ysten.com/kube/pause:3.5": failed to resolve reference "yhub.ssl.ysten.com/kube/pause:3.5": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"#,
+            Some(NotFound),
+        ),
+        // --- unauthorized ---
+        // containerd, registry answered 401 on the manifest
+        (
+            "https://github.com/kubernetes/kubernetes/issues/110675",
+            r#"Failed to pull image "registry.app.xxx.net/XXXXX/partsgo42:GitActionsNew-2e7e78f7bb157128f1853b0dc06bf7ccd13156d7": rpc error: code = Unknown desc = failed to pull and unpack image "registry.app.xxx.net/spm2fog/partsgo42:GitActionsNew-2e7e78f7bb157128f1853b0dc06bf7ccd13156d7": failed to resolve reference "registry.app.xxx.net/spm2fog/partsgo42:GitActionsNew-2e7e78f7bb157128f1853b0dc06bf7ccd13156d7": pulling from host registry.app.xxx.net failed with status code [manifests GitActionsNew-2e7e78f7bb157128f1853b0dc06bf7ccd13156d7]: 401 Unauthorized"#,
+            Some(Unauthorized),
+        ),
+        // containerd, the token endpoint answered 401 (no "Unauthorized" word)
+        (
+            "https://github.com/pegasystems/pega-helm-charts/issues/559",
+            r#"Failed to pull image "wfcertifiedvirtual.wfcr.wellsfargo.net/prmilm-aksilmpoc:1.3.2-11": rpc error: code = Unknown desc = failed to pull and unpack image "wfcertifiedvirtual.wfcr.wellsfargo.net/prmilm-aksilmpoc:1.3.2-11": failed to resolve reference "wfcertifiedvirtual.wfcr.wellsfargo.net/prmilm-aksilmpoc:1.3.2-11": failed to authorize: failed to fetch anonymous token: unexpected status: 401"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/open-edge-platform/geti_v2/issues/1668",
+            r#"Failed to pull image "ghcr.io/open-edge-platform/geti/notifier:2.13.1": failed to pull and unpack image "ghcr.io/open-edge-platform/geti/notifier:2.13.1": failed to resolve reference "ghcr.io/open-edge-platform/geti/notifier:2.13.1": failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Aopen-edge-platform%2Fgeti%2Fnotifier%3Apull&service=ghcr.io: 401 Unauthorized"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/nloui/paperless-mcp/issues/10",
+            r#"Failed to pull image "ghcr.io/nloui/paperless-mcp:latest": failed to pull and unpack image "ghcr.io/nloui/paperless-mcp:latest": failed to resolve reference "ghcr.io/nloui/paperless-mcp:latest": failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://ghcr.io/token?scope=repository%3Anloui%2Fpaperless-mcp%3Apull&service=ghcr.io: 403 Forbidden"#,
+            Some(Unauthorized),
+        ),
+        // docker, ECR without credentials
+        (
+            "https://github.com/aws-samples/eks-workshop/issues/451",
+            r#"Failed to pull image "XXXXXXXX.dkr.ecr.ap-XXXXXX.amazonaws.com/isam:9.0.7.0": rpc error: code = Unknown desc = Error response from daemon: Get https://XXXXXXX.dkr.ecr.ap-XXXXX.amazonaws.com/v2/ndi-spcp-isam/manifests/9.0.7.0: no basic auth credentials"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/docker/for-mac/issues/3381",
+            r#"Failed to pull image "nexus3.abcde.org:10004/abcde-qwerty-fe:2.2.22": rpc error: code = Unknown desc = Error response from daemon: Get https://nexus3.abcde.org:10004/v2/abcde-qwerty-fe/manifests/2.2.22: no basic auth credentials"#,
+            Some(Unauthorized),
+        ),
+        // containerd, ECR without credentials: "pull access denied ..." but the
+        // registry says plainly that no credentials were sent (kubelet log of a
+        // sandbox-image pull; the pull part is the same text).
+        (
+            "https://github.com/kubernetes/kops/issues/16762",
+            r#"failed to pull and unpack image \"123456789101.dkr.ecr.ap-southeast-2.amazonaws.com/k8s-example/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097\": failed to resolve reference \"123456789101.dkr.ecr.ap-southeast-2.amazonaws.com/k8s-example/pause@sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097\": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials"#,
+            Some(Unauthorized),
+        ),
+        // CRI-O via crictl. The repository (docker.io/crio/busybox) did not
+        // exist; Docker Hub answered "denied"/"unauthorized" and nothing else,
+        // so the message can only say unauthorized.
+        (
+            "https://github.com/cri-o/cri-o/issues/2331",
+            "pulling image failed: rpc error: code = Unknown desc = Error reading manifest latest in docker.io/crio/busybox: errors:\ndenied: requested access to the resource is denied\nunauthorized: authentication required",
+            Some(Unauthorized),
+        ),
+        // --- tls ---
+        // docker
+        (
+            "https://github.com/kubernetes/kubernetes/issues/43924",
+            r#"Failed to pull image "10.78.0.228:5000/monitorms": Error response from daemon: {"message":"Get https://10.78.0.228:5000/v1/_ping: x509: certificate signed by unknown authority"}"#,
+            Some(Tls),
+        ),
+        (
+            "https://github.com/kubernetes/minikube/issues/12944",
+            r#"Failed to pull image "selenium/hub": rpc error: code = Unknown desc = Error response from daemon: Get "https://registry-1.docker.io/v2/": x509: certificate signed by unknown authority"#,
+            Some(Tls),
+        ),
+        // TLS failure while fetching the image configuration
+        (
+            "https://github.com/kubernetes/minikube/issues/14907",
+            r#"Failed to pull image "nginx:alpine": rpc error: code = Unknown desc = error pulling image configuration: download failed after attempts=6: x509: certificate signed by unknown authority"#,
+            Some(Tls),
+        ),
+        // containerd
+        (
+            "https://github.com/cnoe-io/idpbuilder/issues/520",
+            r#"Failed to pull image "registry.k8s.io/coredns/coredns:v1.11.1": failed to pull and unpack image "registry.k8s.io/coredns/coredns:v1.11.1": failed to resolve reference "registry.k8s.io/coredns/coredns:v1.11.1": failed to do request: Head "https://registry.k8s.io/v2/coredns/coredns/manifests/v1.11.1": tls: failed to verify certificate: x509: certificate signed by unknown authority"#,
+            Some(Tls),
+        ),
+        // containerd-based docker (tls: failed to verify certificate)
+        (
+            "https://github.com/goharbor/harbor/issues/19496",
+            r#"Error response from daemon: Get "https://reg.f-wi.com/v2/": tls: failed to verify certificate: x509: certificate signed by unknown authority"#,
+            Some(Tls),
+        ),
+        // --- http_to_https ---
+        // containerd
+        (
+            "https://github.com/enix/kube-image-keeper/issues/60",
+            r#"Failed to pull image "localhost:7439/docker.io/xxxsoftware/xxx-redis:2023.1.2": rpc error: code = Unknown desc = failed to pull and unpack image "localhost:7439/docker.io/xxxsoftware/xxx-redis:2023.1.2": failed to resolve reference "localhost:7439/docker.io/xxxsoftware/xxx-redis:2023.1.2": failed to do request: Head "https://localhost:7439/v2/docker.io/xxxsoftware/xxx-redis/manifests/2023.1.2": http: server gave HTTP response to HTTPS client"#,
+            Some(HttpToHttps),
+        ),
+        // CRI-O via crictl
+        (
+            "https://github.com/cri-o/cri-o/issues/5415",
+            r#"pulling image failed: rpc error: code  = Unknown déc = error pinging local-repo:4000: Get "https://local-repo:4000/v2/": http: server gave HTTP response to HTTPS client"#,
+            Some(HttpToHttps),
+        ),
+        // docker
+        (
+            "https://github.com/docker-archive-public/docker.community/issues/97",
+            r#"Error response from daemon: Get https://my_domain:5000/v1/_ping: http: server gave HTTP response to HTTPS client"#,
+            Some(HttpToHttps),
+        ),
+        // --- qps_exceeded --- (the ErrImagePull message is exactly this)
+        (
+            "https://github.com/zalando-incubator/kubernetes-on-aws/pull/8045",
+            "pull QPS exceeded",
+            Some(QpsExceeded),
+        ),
+        // --- rate_limited ---
+        // docker
+        (
+            "https://github.com/ceph/ceph-csi/issues/2029",
+            r#"Failed to pull image "docker.io/library/busybox:1.29": rpc error: code = Unknown desc = Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit"#,
+            Some(RateLimited),
+        ),
+        // containerd
+        (
+            "https://github.com/dell/csi-baremetal/issues/391",
+            r#"Failed to pull image "centos": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/centos:latest": failed to copy: httpReaderSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/centos/manifests/sha256:dbbacecc49b088458781c16f3775f2a2ec7521079034a7ba499c8b0bb7f86875: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit"#,
+            Some(RateLimited),
+        ),
+        // CRI-O
+        (
+            "https://github.com/red-hat-storage/ocs-ci/issues/4494",
+            r#"Failed to pull image "obsidiandynamics/kafdrop:latest": rpc error: code = Unknown desc = Error reading manifest latest in docker.io/obsidiandynamics/kafdrop: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit"#,
+            Some(RateLimited),
+        ),
+        // old dockershim against GCR (HTML body of the 429 cut by the poster)
+        (
+            "https://github.com/kubernetes/kubernetes/issues/9534",
+            r#"Failed to pull image "gcr.io/google_containers/kube-ui:v2" from pod "kube-ui-v2-ojp6m_kube-system" and container "kube-ui": Error: Status 429 trying to pull repository google_containers/kube-ui: "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>"#,
+            Some(RateLimited),
+        ),
+        // --- corrupt ---
+        // containerd, layer digest mismatch
+        (
+            "https://github.com/rancher/rancher/issues/31180",
+            "Failed to pull image “rancher/kiwigrid-k8s-sidecar:0.1.151”: rpc error: code = FailedPrecondition desc = failed to pull and unpack image “docker.io/rancher/kiwigrid-k8s-sidecar:0.1.151”: failed commit on ref “layer-sha256:038cfaa9de84da577b2d98f03ae51c51dcc92fce84d08a9db1df08bc5917e845”: unexpected commit digest sha256:bd0c974236c81b7d06800183c4d9791575d17f9df5bd7144012fddfb95c17e72, expected sha256:038cfaa9de84da577b2d98f03ae51c51dcc92fce84d08a9db1df08bc5917e845: failed precondition",
+            Some(Corrupt),
+        ),
+        // containerd, gRPC code NotFound and a trailing "not found" that must not
+        // make it `not_found`
+        (
+            "https://codestudyblog.com/8ten84/80416123550.html",
+            r#"Failed to pull image "ccr.ccs.tencentyun.com/tkeimages/tke-hpc-controller:v1.0.0": rpc error: code = NotFound desc = failed to pull and unpack image "ccr.ccs.tencentyun.com/tkeimages/tke-hpc-controller:v1.0.0": failed to unpack image on snapshotter overlayfs: failed to extract layer sha256:d72a74c56330b347f7d18b64d2effd93edd695fde25dc301d52c37efbcf4844e: failed to get reader from content store: content digest sha256:2bf487c4beaa6fa7ea6e46ec1ff50029024ebf59f628c065432a16a940792b58: not found"#,
+            Some(Corrupt),
+        ),
+        // docker
+        (
+            "https://github.com/cloudfoundry/eirini-release/issues/18",
+            r#"Failed to pull image "<value_of:kube/external_ips>:5800/cloudfoundry/app-name:<guid>": rpc error: code = Unknown desc = filesystem layer verification failed for digest sha256:<other_guid>"#,
+            Some(Corrupt),
+        ),
+        // docker, ErrImagePull message of an old kubelet
+        (
+            "https://github.com/kubernetes/kubernetes/issues/41244",
+            "filesystem layer verification failed for digest sha256:a3ed95caeb02ffe68cdd9fd84406680ae93d633cb16422d00e8a7c22955b46d4",
+            Some(Corrupt),
+        ),
+        // docker CLI, the daemon's words
+        (
+            "https://github.com/dask/dask-docker/issues/117",
+            "error pulling image configuration: unknown blob",
+            Some(Corrupt),
+        ),
+        // --- timeout ---
+        // docker
+        (
+            "https://github.com/kubernetes/minikube/issues/15626",
+            r#"Failed to pull image "noyandocker/authservice": rpc error: code = Unknown desc = context deadline exceeded"#,
+            Some(Timeout),
+        ),
+        // early CRI-O
+        (
+            "https://github.com/cri-o/cri-o/pull/189",
+            r#"Failed to pull image "nginx": rpc error: code = 4 desc = context deadline exceeded"#,
+            Some(Timeout),
+        ),
+        // docker, the registry's token endpoint did not answer
+        (
+            "https://github.com/alibaba/kt-connect/issues/174",
+            r#"Failed to pull image "registry.cn-hangzhou.aliyuncs.com/rdc-incubator/kt-connect-shadow:0.0.13-rc11": rpc error: code = Unknown desc = Error response from daemon: Get https://registry.cn-hangzhou.aliyuncs.com/v2/rdc-incubator/kt-connect-shadow/manifests/0.0.13-rc11: Get https://dockerauth.cn-hangzhou.aliyuncs.com/auth?scope=repository%3Ardc-incubator%2Fkt-connect-shadow%3Apull&service=registry.aliyuncs.com%3Acn-hangzhou%3A26842: net/http: request canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)"#,
+            Some(Timeout),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/56493",
+            r#"Failed to pull image "testgitlab.lendingkart.com:5005/mihir-lkart/actuator-sample": rpc error: code = Unknown desc = Error response from daemon: Get https://testgitlab.lendingkart.com:5005/v1/_ping: dial tcp 172.31.17.179:5005: i/o timeout"#,
+            Some(Timeout),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/107340",
+            r#"Failed to pull image "busybox": rpc error: code = Unknown desc = Error response from daemon: Get https://registry-1.docker.io/v2/: net/http: TLS handshake timeout"#,
+            Some(Timeout),
+        ),
+        // docker API error of a 2015 kubelet, several lines
+        (
+            "https://github.com/UKHomeOffice/kb8or/issues/48",
+            "Failed to pull image \"10.101.100.100:30000/nfidd_mysql_management:0.1.0.3-999\": API error (500): invalid registry endpoint \"http://10.101.100.100:30000/v0/\". HTTPS attempt: unable to ping registry endpoint https://10.101.100.100:30000/v0/\nv2 ping attempt failed with error: Get https://10.101.100.100:30000/v2/: dial tcp 10.101.100.100:30000: i/o timeout\n v1 ping attempt failed with error: Get https://10.101.100.100:30000/v1/_ping: dial tcp 10.101.100.100:30000: i/o timeout. HTTP attempt: unable to ping registry endpoint http://10.101.100.100:30000/v0/\nv2 ping attempt failed with error: Get http://10.101.100.100:30000/v2/: dial tcp 10.101.100.100:30000: i/o timeout\n v1 ping attempt failed with error: Get http://10.101.100.100:30000/v1/_ping: dial tcp 10.101.100.100:30000: i/o timeout",
+            Some(Timeout),
+        ),
+        // docker wraps a failed download of the image configuration; the
+        // wrapper says nothing about the image being damaged
+        (
+            "https://github.com/infiniflow/ragflow/issues/1549",
+            "error pulling image configuration: download failed after attempts=6: net/http: TLS handshake timeout",
+            Some(Timeout),
+        ),
+        (
+            "https://github.com/docker-archive-public/docker.kitematic/issues/5530",
+            "error pulling image configuration: Get https://registry-1.docker.io/v2/library/redis/blobs/sha256:9b188f5fb1e6e1c7b10045585cb386892b2b4e1d31d62e3688c6fa8bf9fd32b5: net/http: TLS handshake timeout",
+            Some(Timeout),
+        ),
+        // containerd (kubeadm's crictl pull): "failed to resolve reference" wraps
+        // every containerd failure and must not decide the cause
+        (
+            "https://github.com/kubernetes/kubeadm/issues/2936",
+            r#"rpc error: code = Unknown desc = failed to pull and unpack image \"registry.k8s.io/kube-proxy:v1.28.2\": failed to resolve reference \"registry.k8s.io/kube-proxy:v1.28.2\": failed to do request: Head \"https://registry.k8s.io/v2/kube-proxy/manifests/v1.28.2\": dial tcp 34.96.108.209:443: connect: connection timed out"#,
+            Some(Timeout),
+        ),
+        // containerd (ctr), a timeout while fetching the anonymous token is a
+        // timeout, not an authorization failure
+        (
+            "https://github.com/ketches/registry-proxy/issues/3",
+            r#"ctr: failed to resolve reference "docker.ketches.cn/library/nginx:latest": failed to authorize: failed to fetch anonymous token: Get "https://auth.docker.io/token?scope=repository%3Alibrary%2Fnginx%3Apull&service=registry.docker.io": dial tcp 199.59.148.222:443: i/o timeout"#,
+            Some(Timeout),
+        ),
+        // CRI-O via crictl
+        (
+            "https://github.com/cri-o/cri-o/issues/2723",
+            "pulling image failed: rpc error: code = Unknown desc = pinging docker registry returned: Get http://registry-1.docker.io/v2/: dial tcp 34.199.40.84:80: i/o timeout",
+            Some(Timeout),
+        ),
+        // Not classified on purpose: "context canceled" is what the kubelet's
+        // own cancellation looks like (pod deleted, image-pull-progress-deadline,
+        // kubelet restart), not necessarily a slow registry.
+        (
+            "https://github.com/kubernetes/test-infra/issues/15102",
+            r#"Failed to pull image "gcr.io/istio-testing/prowbazel:0.5.14": rpc error: code = Unknown desc = context canceled"#,
+            None,
+        ),
+        // --- dns ---
+        // docker
+        (
+            "https://github.com/hjacobs/kube-ops-view/issues/176",
+            r#"Failed to pull image "hjacobs/kube-ops-view:0.8.1": rpc error: code = Unknown desc = Error response from daemon: Get https://registry-1.docker.io/v2/: dial tcp: lookup registry-1.docker.io on 127.0.0.53:53: server misbehaving"#,
+            Some(Dns),
+        ),
+        // docker, 2016 wording that also says "no credentials"
+        (
+            "https://github.com/kubernetes/kubernetes/issues/6888",
+            "Failed to pull image \"gcr.io/google_containers/spark:1.5.2_v1\": image pull failed for gcr.io/google_containers/spark:1.5.2_v1, this may be because there are no credentials on this request.  details: (API error (500): unable to ping registry endpoint https://gcr.io/v0/\nv2 ping attempt failed with error: Get https://gcr.io/v2/: dial tcp: lookup gcr.io: Temporary failure in name resolution\n v1 ping attempt failed with error: Get https://gcr.io/v1/_ping: dial tcp: lookup gcr.io: Temporary failure in name resolution\n)",
+            Some(Dns),
+        ),
+        // The DNS server does not answer: the lookup timed out. The host name
+        // does not resolve, so `dns` rather than `timeout`.
+        (
+            "https://github.com/kubernetes/minikube/issues/15626",
+            r#"Failed to pull image "noyandocker/productservice": rpc error: code = Unknown desc = Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io on 192.168.65.2:53: read udp 192.168.49.2:59506->192.168.65.2:53: i/o timeout"#,
+            Some(Dns),
+        ),
+        (
+            "https://github.com/kubernetes/minikube/issues/9580",
+            "rpc error: code = Unknown desc = Error response from daemon: Get https://k8s.gcr.io/v2/: dial tcp: lookup k8s.gcr.io on 192.168.49.1:53: read udp 192.168.49.2:48049->192.168.49.1:53: i/o timeout",
+            Some(Dns),
+        ),
+        // CRI-O via crictl
+        (
+            "https://github.com/cri-o/cri-o/issues/2331",
+            r#"pulling image failed: rpc error: code = Unknown desc = error pinging docker registry registry-1.docker.io: Get "https://registry-1.docker.io/v2/": proxyconnect tcp: dial tcp: lookup http: Temporary failure in name resolution"#,
+            Some(Dns),
+        ),
+        // containerd, sandbox image (kubelet log)
+        (
+            "https://github.com/kubernetes/kubernetes/issues/90326",
+            r#"rpc error: code = Unknown desc = failed to get sandbox image "k8s.gcr.io/pause:3.1": failed to pull image "k8s.gcr.io/pause:3.1": failed to pull and unpack image "k8s.gcr.io/pause:3.1": failed to resolve reference "k8s.gcr.io/pause:3.1": failed to do request: Head "https://k8s.gcr.io/v2/pause/manifests/3.1": dial tcp: lookup k8s.gcr.io on [::1]:53: dial udp [::1]:53: connect: cannot assign requested address"#,
+            Some(Dns),
+        ),
+        // --- connection_refused ---
+        // docker
+        (
+            "https://github.com/kubernetes/kubernetes/issues/90858",
+            r#"Failed to pull image "localhost:5000/my-ubuntu": rpc error: code = Unknown desc = Error response from daemon: Get http://localhost:5000/v2/: dial tcp [::1]:5000: connect: connection refused"#,
+            Some(ConnectionRefused),
+        ),
+        // containerd
+        (
+            "https://github.com/tilt-dev/tilt/issues/5431",
+            r#"Failed to pull image "localhost:5000/brokerage-api:tilt-b655dbb021099edd": rpc error: code = Unknown desc = failed to pull and unpack image "localhost:5000/brokerage-api:tilt-b655dbb021099edd": failed to resolve reference "localhost:5000/brokerage-api:tilt-b655dbb021099edd": failed to do request: Head "http://localhost:5000/v2/brokerage-api/manifests/tilt-b655dbb021099edd": dial tcp 127.0.0.1:5000: connect: connection refused"#,
+            Some(ConnectionRefused),
+        ),
+        // CRI-O
+        (
+            "https://github.com/kubernetes/minikube/issues/10171",
+            r#"Failed to pull image "registry.minikube/rhdevelopers/tekton-tutorial-greeter": rpc error: code = Unknown desc = error pinging docker registry registry.minikube: Get https://registry.minikube/v2/: dial tcp 10.101.166.84:443: connect: connection refused"#,
+            Some(ConnectionRefused),
+        ),
+        (
+            "https://github.com/nforgeio/neonKUBE/issues/1747",
+            r#"rpc error: code = Unknown desc = pinging container registry registry.neon.local: Get \"http://registry.neon.local/v2/\": dial tcp 100.64.0.254:80: connect: connection refused"#,
+            Some(ConnectionRefused),
+        ),
+        // joined: the poster put each part on its own line
+        (
+            "https://github.com/FREEZONEX/Tier0-Edge/issues/12",
+            "error pulling image configuration: download failed after attempts=6: read tcp 192.168.1.100:43216->118.178.60.161:443: read: connection reset by peer",
+            Some(ConnectionRefused),
+        ),
+        // --- no_space ---
+        // docker
+        (
+            "https://github.com/tableau/tableau-server-in-kubernetes/issues/14",
+            r#"Failed to pull image "CENSORED": rpc error: code = Unknown desc = failed to register layer: Error processing tar file(exit status 1): write /tableau-server-CENSORED.rpm: no space left on device"#,
+            Some(NoSpace),
+        ),
+        // docker, ErrImagePull message of an old kubelet
+        (
+            "https://github.com/kubernetes/kubernetes/issues/32542",
+            "failed to register layer: Untar re-exec error: exit status 1: output: open /srv/node_modules/grpc/third_party/boringssl/fuzz/client_corpus/4c8d920b2b9c2c43b50561b90e9c6a03689e7171: no space left on device",
+            Some(NoSpace),
+        ),
+        // containerd (k3s containerd log)
+        (
+            "https://github.com/rancher/k3os/issues/55",
+            "failed to extract layer sha256:5dacd731af1b0386ead06c8b1feff9f65d9e0bdfec032d2cd0bc03690698feda: mount callback failed on /var/lib/rancher/k3s/agent/containerd/tmpmounts/containerd-mount252943319: write /var/lib/rancher/k3s/agent/containerd/tmpmounts/containerd-mount252943319/lib/x86_64-linux-gnu/libc-2.24.so: no space left on device: unknown",
+            Some(NoSpace),
+        ),
+        // --- platform_mismatch ---
+        // docker
+        (
+            "https://github.com/kube-rbac-proxy/kube-rbac-proxy/issues/79",
+            r#"Failed to pull image "quay.io/brancz/kube-rbac-proxy:v0.10.0": rpc error: code = Unknown desc = no matching manifest for linux/arm64/v8 in the manifest list entries"#,
+            Some(PlatformMismatch),
+        ),
+        (
+            "https://github.com/cilium/image-tools/issues/61",
+            r#"Failed to pull image "docker.io/cilium/startup-script:af2a99046eca96c0138551393b21a5c044c7fe79": rpc error: code = Unknown desc = no matching manifest for linux/arm/v7 in the manifest list entries"#,
+            Some(PlatformMismatch),
+        ),
+        // containerd: gRPC NotFound and "not found" at the end
+        (
+            "https://github.com/kubewarden/adm-controller/issues/1378",
+            r#"Failed to pull image "ghcr.io/kubewarden/kubewarden-controller:latest": rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/kubewarden/kubewarden-controller:latest": no match for platform in manifest: not found"#,
+            Some(PlatformMismatch),
+        ),
+        (
+            "https://github.com/k3s-io/k3s/issues/5445",
+            r#"Failed to pull image "quay.io/cilium/operator-generic:v1.11.3@sha256:5b81db7a32cb7e2d00bb3cf332277ec2b3be239d9e94a8d979915f4e6648c787": rpc error: code = NotFound desc = failed to pull and unpack image "quay.io/cilium/operator-generic@sha256:5b81db7a32cb7e2d00bb3cf332277ec2b3be239d9e94a8d979915f4e6648c787": no match for platform in manifest: not found"#,
+            Some(PlatformMismatch),
+        ),
+        // docker with the containerd image store
+        (
+            "https://github.com/link-assistant/hive-mind/issues/962",
+            "Error response from daemon: no matching manifest for linux/arm64/v8 in the manifest list entries: no match for platform in manifest: not found",
+            Some(PlatformMismatch),
+        ),
+    ];
+    check("image_pull", rows, image_pull);
+}
+
+// ---------------------------------------------------------------------------
+// ContainerCreating: FailedCreatePodSandBox, FailedMount, FailedAttachVolume.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn creating_event_messages() {
+    use CreatingCause::*;
+    let rows: &[(&str, &str, &str, Option<CreatingCause>)] = &[
+        // --- sandbox_image_pull ---
+        // containerd
+        (
+            "https://github.com/rootless-containers/usernetes/issues/240",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox image "k8s.gcr.io/pause:3.5": failed to pull image "k8s.gcr.io/pause:3.5": failed to pull and unpack image "k8s.gcr.io/pause:3.5": failed to resolve reference "k8s.gcr.io/pause:3.5": failed to do request: Head "https://k8s.gcr.io/v2/pause/manifests/3.5""#,
+            Some(SandboxImagePull),
+        ),
+        // docker (dockershim)
+        (
+            "https://github.com/kubernetes/kubelet/issues/7",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed pulling image "k8s.gcr.io/pause:3.1": Error response from daemon: Get https://k8s.gcr.io/v2/: net/http: request canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)"#,
+            Some(SandboxImagePull),
+        ),
+        (
+            "https://github.com/opsnull/follow-me-install-kubernetes-cluster/issues/639",
+            "FailedCreatePodSandBox",
+            r#"Failed create pod sandbox: rpc error: code = Unknown desc = failed pulling image "registry.cn-beijing.aliyuncs.com/images_k8s/pause-amd64:3.1": Error response from daemon: pull access denied for registry.cn-beijing.aliyuncs.com/images_k8s/pause-amd64, repository does not exist or may require 'docker login'"#,
+            Some(SandboxImagePull),
+        ),
+        // docker: the configured sandbox image cannot even be inspected
+        (
+            "https://github.com/kubernetes/kubernetes/issues/72295",
+            "FailedCreatePodSandBox",
+            r#"Failed create pod sandbox: rpc error: code = Unknown desc = failed to inspect sandbox image "registry.cn-hangzhou.aliyuncs.com/google-containers/pause-amd64:3.0\"": Error response from daemon: no such image: registry.cn-hangzhou.aliyuncs.com/google-containers/pause-amd64:3.0": invalid reference format"#,
+            Some(SandboxImagePull),
+        ),
+        // k3s (containerd) with --pause-image pointing at a missing image
+        (
+            "https://github.com/k3s-io/k3s/issues/4673",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = NotFound desc = failed to get image from containerd "sha256:da86e6ba6ca197bf6bc5e9d900febd906b133eaa4750e6bed647b0fbe50ed43e": image "docker.io/rancher/mirrored-pause:3.1": not found"#,
+            Some(SandboxImagePull),
+        ),
+        // --- cni ---
+        // docker (dockershim), flannel not running yet
+        (
+            "https://github.com/aws/amazon-vpc-cni-k8s/issues/859",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "26cdaf3170806455a4731218d20c482bb2a41ded6ef85c90b560058e332df684" network for pod "label-demo": networkPlugin cni failed to set up pod "label-demo_default" network: open /run/flannel/subnet.env: no such file or directory"#,
+            Some(Cni),
+        ),
+        // containerd, flannel
+        (
+            "https://github.com/flannel-io/flannel/issues/2253",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "3c05350cf5717b9bcf92a63ffafb7a3d27bd5ad1880de39272e72aa1661e637e": plugin type="flannel" failed (add): loadFlannelSubnetEnv failed: open /run/flannel/subnet.env: no such file or directory"#,
+            Some(Cni),
+        ),
+        // containerd, calico
+        (
+            "https://github.com/projectcalico/calico/issues/9215",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "b6385006e8b3eedeaa1fd60e3e69afc9fb758a27666c93708a9211b3c988ab34": plugin type="calico" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized"#,
+            Some(Cni),
+        ),
+        (
+            "https://github.com/easzlab/kubeasz/issues/1332",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "20d3feb0e9ed29a754fb921b8ae728d4b2d6035d2add28d7e1d4b1f7ce08be10": plugin type="calico" failed (add): Unauthorized"#,
+            Some(Cni),
+        ),
+        // docker (dockershim), calico
+        (
+            "https://github.com/projectcalico/calico/issues/5712",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = [failed to set up sandbox container "3dcfdb21462e255a8f4059ca8540c8df05863bd6444cb22290133f894840845e" network for pod "pod-with-cm": networkPlugin cni failed to set up pod "pod-with-cm_default" network: error getting ClusterInformation: connection is unauthorized: Unauthorized, failed to clean up sandbox container "3dcfdb21462e255a8f4059ca8540c8df05863bd6444cb22290133f894840845e" network for pod "pod-with-cm": networkPlugin cni failed to teardown pod "pod-with-cm_default" network: error getting ClusterInformation: connection is unauthorized: Unauthorized]"#,
+            Some(Cni),
+        ),
+        // containerd, host-local IPAM exhausted
+        (
+            "https://github.com/kubernetes/test-infra/issues/13039",
+            "FailedCreatePodSandBox",
+            r#"Failed create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "b44007428cd156be1435328e60724d53bda421d19861469d1619c84963e2310c": failed to allocate for range 0: no IP addresses available in range set: 10.60.28.1-10.60.28.254"#,
+            Some(Cni),
+        ),
+        // docker (dockershim), AWS VPC CNI out of addresses
+        (
+            "https://github.com/aws/amazon-vpc-cni-k8s/issues/668",
+            "FailedCreatePodSandBox",
+            r#"Failed create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "9234234234de67e8234cdc5c23423dce7e20842b8334208a6bff3a8" network for pod "custom-test-endpoint-5659dd6f47-92rj7": NetworkPlugin cni failed to set up pod "custom-test-endpoint-523422f47-92rj7_default" network: add cmd: failed to assign an IP address to container"#,
+            Some(Cni),
+        ),
+        // containerd, multus cannot reach the API server: the i/o timeout is the
+        // CNI's, not a pull's
+        (
+            "https://github.com/k8snetworkplumbingwg/multus-cni/issues/943",
+            "FailedCreatePodSandBox",
+            r#"Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "bc59dc1e752fde7284d4852bfe9956044721095150a0d36de2d2bb7e632e2a9b": plugin type="multus" name="multus-cni-network" failed (add): Multus: [default/nginx-macvlan/19241d18-e0f9-4ae3-9db6-dba1cf7c256d]: error getting pod: Get "https://[10.96.0.1]:443/api/v1/namespaces/default/pods/nginx-macvlan?timeout=1m0s": dial tcp 10.96.0.1:443: i/o timeout"#,
+            Some(Cni),
+        ),
+        (
+            "https://github.com/k8snetworkplumbingwg/multus-cni/issues/702",
+            "FailedCreatePodSandBox",
+            r#"(combined from similar events): Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "7ded3b27bd9688c4072fda78692f166bf0d356ccf8d914dc0bfbe3a58532946e" network for pod "samplepod": networkPlugin cni failed to set up pod "samplepod_default" network: netplugin failed with no error message"#,
+            Some(Cni),
+        ),
+        // --- mount_configmap_missing ---
+        (
+            "https://github.com/MoJo2600/pihole-kubernetes/issues/300",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "custom-dnsmasq" : configmap "pihole-release-custom-dnsmasq" not found"#,
+            Some(MountConfigmapMissing),
+        ),
+        // projected service-account volume
+        (
+            "https://github.com/MoJo2600/pihole-kubernetes/issues/300",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "kube-api-access-z7dbb" : configmap "kube-root-ca.crt" not found"#,
+            Some(MountConfigmapMissing),
+        ),
+        // 2016 kubelet wording
+        (
+            "https://github.com/kubernetes/kubernetes/issues/25096",
+            "FailedMount",
+            r#"Unable to mount volumes for pod "nginx-ingress-controller-1626740531-88561_default(d125e230-1151-11e6-a2d1-0adbaa6061ff)": configmaps "nginx-template" not found"#,
+            Some(MountConfigmapMissing),
+        ),
+        // --- mount_secret_missing ---
+        (
+            "https://github.com/jaconi-io/helm-charts/issues/50",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "certs" : secret "coturn" not found"#,
+            Some(MountSecretMissing),
+        ),
+        (
+            "https://github.com/matt-deboer/kuill/issues/83",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "auth-proxy-certs" : secrets "auth-proxy-certs" not found"#,
+            Some(MountSecretMissing),
+        ),
+        // --- mount_timeout ---
+        (
+            "https://github.com/ctrox/csi-s3/issues/68",
+            "FailedMount",
+            "Unable to attach or mount volumes: unmounted volumes=[webroot], unattached volumes=[webroot kube-api-access-ctdgx]: timed out waiting for the condition",
+            Some(MountTimeout),
+        ),
+        // volume names that read like "secret"/"config" must not decide it
+        (
+            "https://github.com/tmforum-oda/oda-canvas/issues/24",
+            "FailedMount",
+            "Unable to attach or mount volumes: unmounted volumes=[secret-volume], unattached volumes=[secret-volume kube-api-access-pfqc5]: timed out waiting for the condition",
+            Some(MountTimeout),
+        ),
+        (
+            "https://github.com/myysophia/OpsAgent/issues/22",
+            "FailedMount",
+            "Unable to attach or mount volumes: unmounted volumes=[kubeconfig-volume], unattached volumes=[kubeconfig-volume logs-volume kube-api-access-9k4zm config-volume]: timed out waiting for the condition",
+            Some(MountTimeout),
+        ),
+        // older kubelet wording
+        (
+            "https://github.com/kubernetes/kubernetes/issues/64653",
+            "FailedMount",
+            r#"Unable to mount volumes for pod "prometheus-global-1_monitoring(c0b0b43e-c728-11e8-bc24-0a1601da344c)": timeout expired waiting for volumes to attach or mount for pod "monitoring"/"prometheus-global-1". list of unmounted volumes=[prometheus-global-data]. list of unattached volumes=[prometheus-global-data prometheus-token-tzmqj]"#,
+            Some(MountTimeout),
+        ),
+        // the ConfigMap exists; the kubelet's cache did not sync in time
+        (
+            "https://github.com/ceph/ceph-csi/issues/1109",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "installer-info" : failed to sync configmap cache: timed out waiting for the condition"#,
+            Some(MountTimeout),
+        ),
+        // --- mount_failed ---
+        // NFS; "Connection timed out" is the NFS server's, the mount failed
+        (
+            "https://github.com/huggingface/dataset-viewer/issues/270",
+            "FailedMount",
+            "MountVolume.SetUp failed for volume \"nfs\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t nfs svm-0adb40782285e2ec6.fs-0220b222fb471f3b9.fsx.us-east-1.amazonaws.com:/fsx /var/lib/kubelet/pods/5088f644-f128-4b8c-b7e3-a9058904ac8e/volumes/kubernetes.io~nfs/nfs\nOutput: mount.nfs: Connection timed out",
+            Some(MountFailed),
+        ),
+        (
+            "https://github.com/alibaba/nacos/issues/5203",
+            "FailedMount",
+            r#"(combined from similar events): MountVolume.SetUp failed for volume "pvc-e4b3c5e9-ab2b-4b6f-aa9a-4ae74d19bef5" : mount failed: exit status 32 Mounting command: systemd-run Mounting arguments: --description=Kubernetes transient mount for /var/lib/kubelet/pods/aa323aa5-5ee9-47d3-b69f-72353b5bf74c/volumes/kubernetes.io~nfs/pvc-e4b3c5e9-ab2b-4b6f-aa9a-4ae74d19bef5 --scope -- mount -t nfs 192.168.137.121:/nfs/nfs-data/nacos-nacos-datadir-nacos-0-pvc-e4b3c5e9-ab2b-4b6f-aa9a-4ae74d19bef5 /var/lib/kubelet/pods/aa323aa5-5ee9-47d3-b69f-72353b5bf74c/volumes/kubernetes.io~nfs/pvc-e4b3c5e9-ab2b-4b6f-aa9a-4ae74d19bef5 Output: Running scope as unit run-124486.scope. mount.nfs: mounting 192.168.137.121:/nfs/nfs-data/nacos-nacos-datadir-nacos-0-pvc-e4b3c5e9-ab2b-4b6f-aa9a-4ae74d19bef5 failed, reason given by server: No such file or directory"#,
+            Some(MountFailed),
+        ),
+        (
+            "https://github.com/nacos-group/nacos-k8s/issues/30",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "nfs-client-root" : mount failed: exit status 32 Mounting command: systemd-run Mounting arguments: --description=Kubernetes transient mount for /var/lib/kubelet/pods/495f9f4f-695a-11e9-a037-52540036d517/volumes/kubernetes.io~nfs/nfs-client-root --scope -- mount -t nfs 172.17.79.3:/data/nfs-share /var/lib/kubelet/pods/495f9f4f-695a-11e9-a037-52540036d517/volumes/kubernetes.io~nfs/nfs-client-root Output: Running scope as unit run-10287.scope. mount: wrong fs type, bad option, bad superblock on 172.17.79.3:/data/nfs-share, missing codepage or helper program, or other error (for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program) In some cases useful info is found in syslog - try dmesg | tail or so."#,
+            Some(MountFailed),
+        ),
+        // CSI
+        (
+            "https://github.com/NetApp/trident/issues/741",
+            "FailedMount",
+            r#"MountVolume.SetUp failed for volume "pvc-5fac2bac-b21f-4d7d-ab7a-d5a56381ac77" : rpc error: code = Internal desc = error mounting NFS volume <myip>:/my:storagePrefix_pvc_5fac2bac_b21f_4d7d_ab7a_d5a56381ac77 on mountpoint /var/lib/kubelet/pods/0cef26a5-8966-472e-b7c1-7cd4d568ff66/volumes/kubernetes.io~csi/pvc-5fac2bac-b21f-4d7d-ab7a-d5a56381ac77/mount: exit status 32"#,
+            Some(MountFailed),
+        ),
+        (
+            "https://github.com/ceph/ceph-csi/issues/1479",
+            "FailedMount",
+            r#"MountVolume.MountDevice failed for volume "pvc-27b9fd2a-a9e8-413f-9e7e-b3add6f7afcf" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name rbd.csi.ceph.com not found in the list of registered CSI drivers"#,
+            Some(MountFailed),
+        ),
+        // in-tree AWS EBS
+        (
+            "https://github.com/kubernetes/kubernetes/issues/64653",
+            "FailedMount",
+            r#"MountVolume.WaitForAttach failed for volume "pvc-af51f553-bc4b-11e8-bc24-0a1601da344c" : WaitForAttach failed for AWS Volume "aws://sa-east-1c/vol-0e55e05bcb20b4926": devicePath is empty."#,
+            Some(MountFailed),
+        ),
+        // --- attach_failed ---
+        (
+            "https://github.com/longhorn/longhorn/issues/1565",
+            "FailedAttachVolume",
+            r#"AttachVolume.Attach failed for volume "pvc-01c32834-8a89-46d3-a8b6-a60671e57a09" : rpc error: code = Internal desc = Bad response statusCode [500]. Status [500 Internal Server Error]. Body: [detail=, message=unable to attach volume pvc-01c32834-8a89-46d3-a8b6-a60671e57a09 to k8s-worker-node1: volume pvc-01c32834-8a89-46d3-a8b6-a60671e57a09 not scheduled, code=Server Error] from [http://longhorn-backend:9500/v1/volumes/pvc-01c32834-8a89-46d3-a8b6-a60671e57a09?action=attach]"#,
+            Some(AttachFailed),
+        ),
+        (
+            "https://github.com/hetznercloud/csi-driver/issues/41",
+            "FailedAttachVolume",
+            r#"AttachVolume.Attach failed for volume "pvc-7ff22820-9333-11e9-b435-96000019d538" : rpc error: code = Internal desc = failed to publish volume: volume is already attached to a server, please detach it first (service_error)"#,
+            Some(AttachFailed),
+        ),
+        (
+            "https://github.com/kubernetes-sigs/aws-ebs-csi-driver/issues/292",
+            "FailedAttachVolume",
+            r#"AttachVolume.Attach failed for volume "pvc-5dea601a-f076-40d5-8d0a-fe1ea4e04e74" : attachment timeout for volume vol-0ddf92e13636fa667"#,
+            Some(AttachFailed),
+        ),
+        (
+            "https://github.com/ctrox/csi-s3/issues/68",
+            "FailedAttachVolume",
+            r#"AttachVolume.Attach failed for volume "pvc-31957412-93b7-4f17-8ed7-0ae547c3e9b1" : Attach timeout for volume pvc-31957412-93b7-4f17-8ed7-0ae547c3e9b1"#,
+            Some(AttachFailed),
+        ),
+        // --- multi_attach ---
+        (
+            "https://github.com/kubernetes/kubernetes/issues/96142",
+            "FailedAttachVolume",
+            r#"Multi-Attach error for volume "pvc-7a81d56f-1cf9-11eb-8295-b6961e0a47ed" Volume is already exclusively attached to one node and can't be attached to another"#,
+            Some(MultiAttach),
+        ),
+        (
+            "https://github.com/jaroslawhartman/withings-sync/issues/248",
+            "FailedAttachVolume",
+            r#"Multi-Attach error for volume "pvc-......" Volume is already used by pod(s) bootstrap-withings-sync"#,
+            Some(MultiAttach),
+        ),
+        // --- not a ContainerCreating event ---
+        (
+            "https://github.com/kubernetes/minikube/issues/14907",
+            "Failed",
+            r#"Failed to pull image "nginx:alpine": rpc error: code = Unknown desc = error pulling image configuration: download failed after attempts=6: x509: certificate signed by unknown authority"#,
+            None,
+        ),
+    ];
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, reason, message, expected)| {
+            let got = creating_event(reason, message);
+            (got != *expected).then(|| {
+                format!(
+                    "  {source}\n    {reason}: expected {expected:?}, got {got:?}\n    {message}"
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "creating: {} of {} real messages misclassified:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Containers that cannot be created or started: the kubelet's `Failed` event
+// (`Error: <message>`) or the waiting message itself.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn container_config_messages() {
+    use ConfigCause::*;
+    let rows: &[(&str, &str, Option<ConfigCause>)] = &[
+        // --- configmap_missing ---
+        (
+            "https://github.com/kruize/autotune/issues/35",
+            r#"Error: configmap "autotune-config-key" not found"#,
+            Some(ConfigmapMissing),
+        ),
+        (
+            "https://github.com/rustyrazorblade/easy-db-lab/issues/733",
+            r#"Error: configmap "cluster-config" not found"#,
+            Some(ConfigmapMissing),
+        ),
+        // --- secret_missing ---
+        (
+            "https://github.com/sentry-kubernetes/charts/issues/1433",
+            r#"Error: secret "sentry-snuba-env" not found"#,
+            Some(SecretMissing),
+        ),
+        (
+            "https://github.com/cloudfoundry/eirini-release/issues/111",
+            r#"Error: secrets "secrets-2.16.4-1" not found"#,
+            Some(SecretMissing),
+        ),
+        // --- key_missing ---
+        (
+            "https://github.com/shieldworks/aegis/issues/293",
+            "Error: couldn't find key VALUE in Secret default/aegis-secret-aegis-workload-demo",
+            Some(KeyMissing),
+        ),
+        (
+            "https://github.com/sentry-kubernetes/charts/issues/1433",
+            "Error: couldn't find key postgresql-password in Secret test/my-postgresql",
+            Some(KeyMissing),
+        ),
+        (
+            "https://github.com/contiv/install/issues/324",
+            "Error: Couldn't find key contiv_etcd in ConfigMap kube-system/contiv-config",
+            Some(KeyMissing),
+        ),
+        (
+            "https://github.com/nacos-group/nacos-k8s/issues/420",
+            "couldn't find key mysql.host in ConfigMap nacos/nacos-cm",
+            Some(KeyMissing),
+        ),
+        // --- run_as_non_root ---
+        (
+            "https://github.com/cloudnativedevops/demo/issues/31",
+            "Error: container has runAsNonRoot and image will run as root",
+            Some(RunAsNonRoot),
+        ),
+        // waiting message, cut by its poster
+        (
+            "https://github.com/kubernetes-sigs/external-dns/issues/4003",
+            "container has runAsNonRoot and image will run as root (pod: \"external-dns-5bf5f97c4-bw7mg_kube-system(d7ec6cb8-d04d-4c40-b333-1b51c5b69219)\",\n      container: external-dns",
+            Some(RunAsNonRoot),
+        ),
+        (
+            "https://github.com/goharbor/harbor-operator/issues/82",
+            "container has runAsNonRoot and image will run as root",
+            Some(RunAsNonRoot),
+        ),
+        (
+            "https://github.com/kubernetes-up-and-running/kuard/issues/43",
+            r#"Error: container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user is non-root (pod: "kuard-798585497b-4lpqf_default(6e554b4c-4f39-4fae-97c6-b147436639f4)", container: kuard)"#,
+            Some(RunAsNonRoot),
+        ),
+        // --- exec_not_found ---
+        // docker
+        (
+            "https://github.com/storageos/cluster-operator/issues/141",
+            r#"Error: failed to start container "storageos": Error response from daemon: OCI runtime create failed: container_linux.go:345: starting container process caused "exec: \"storageos\": executable file not found in $PATH": unknown"#,
+            Some(ExecNotFound),
+        ),
+        (
+            "https://github.com/ubc/barman-docker/issues/5",
+            r#"RunContainerError: failed to start container "c944dc805bc1b2c908ae069f70074eebf5b975c1574a4c012ea5973f8f9d6971": Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "/tini": stat /tini: no such file or directory: unknown"#,
+            Some(ExecNotFound),
+        ),
+        // Ambiguous, kept as exec_not_found: the runtime could not stat the
+        // entrypoint ("not a directory": a component of its path is a file);
+        // docker appends its generic mount hint to every ENOTDIR.
+        (
+            "https://github.com/mittwald/kube-av/issues/15",
+            r#"Error: failed to start container "kubeav": Error response from daemon: OCI runtime create failed: container_linux.go:370: starting container process caused: exec: "/usr/local/bin/kubeav": stat /usr/local/bin/kubeav: not a directory: unknown: Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type"#,
+            Some(ExecNotFound),
+        ),
+        // containerd
+        (
+            "https://github.com/pl4nty/cloudflare-kubernetes-gateway/issues/123",
+            r#"Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/manager": stat /manager: no such file or directory: unknown"#,
+            Some(ExecNotFound),
+        ),
+        (
+            "https://github.com/CyCoreSystems/asterisk-k8s-demo/pull/25",
+            r#"Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/app": stat /app: no such file or directory: unknown"#,
+            Some(ExecNotFound),
+        ),
+        // containerd, the StartError termination message
+        (
+            "https://github.com/vdesabou/kafka-docker-playground/issues/8515",
+            r#"failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: "": executable file not found in $PATH"#,
+            Some(ExecNotFound),
+        ),
+        // CRI-O (crio log of the CreateContainer error)
+        (
+            "https://github.com/cri-o/cri-o/issues/8887",
+            "Container creation error: executable file `/bin/alloy` not found in $PATH: No such file or directory\n",
+            Some(ExecNotFound),
+        ),
+        (
+            "https://github.com/opencontainers/runc/issues/4713",
+            r#"Container creation error: runc create failed: unable to start container process: exec: \"/cluster/kube-apiserver-operator\": executable file not found in $PATH"#,
+            Some(ExecNotFound),
+        ),
+        // --- read_only_fs ---
+        // containerd
+        (
+            "https://github.com/apecloud/kubeblocks/issues/7215",
+            r#"Error: failed to generate container "6ed13e4ae34749b117f8ddd25923ff47f09139f56ec68306976651d8014b3b5d" spec: failed to generate spec: failed to mkdir "/root/.kube/config": mkdir /root/.kube: read-only file system"#,
+            Some(ReadOnlyFs),
+        ),
+        // CRI-O (a mount into a read-only path: the read-only file system is the cause)
+        (
+            "https://github.com/cri-o/cri-o/issues/2564",
+            r#"Error: container create failed: container_linux.go:345: starting container process caused "process_linux.go:430: container init caused \"rootfs_linux.go:58: mounting \\\"/host/lib/modules\\\" to rootfs \\\"/var/lib/containers/storage/overlay/14f8e164b34d417bfc9cc4818d78cb2ae97ea044a55429c58d8b229180b8bc57/merged\\\" at \\\"/var/lib/containers/storage/overlay/14f8e164b34d417bfc9cc4818d78cb2ae97ea044a55429c58d8b229180b8bc57/merged/host/usr/lib64/modules\\\" caused \\\"mkdir /var/lib/containers/storage/overlay/14f8e164b34d417bfc9cc4818d78cb2ae97ea044a55429c58d8b229180b8bc57/merged/host/usr/lib64: read-only file system\\\"\"""#,
+            Some(ReadOnlyFs),
+        ),
+        // docker, hostPath source on a read-only root
+        (
+            "https://github.com/testdrivenio/flask-vue-kubernetes/issues/3",
+            "Error: failed to start container \"postgres\": Error response from daemon: error while creating mount source path\n '/data/postgres-pv': mkdir /data: read-only file system",
+            Some(ReadOnlyFs),
+        ),
+        // --- mount_failed ---
+        (
+            "https://github.com/kubernetes/kubernetes/issues/61178",
+            r#"Error: failed to prepare subPath for volumeMount "flannel-net-conf" of container "kube-flannel""#,
+            Some(MountFailed),
+        ),
+        // the ConfigMap volume path inside must not make it configmap_missing
+        (
+            "https://github.com/Azure/aks-engine/issues/3066",
+            "container start failed: CreateContainerConfigError: failed to prepare subPath for volumeMount 'ce-api-tempappsettings' of container '-ce-api-temp': error mounting /var/lib/kubelet/pods/fe596f4a-7b47-11ea-9157-000d3a93dbe3/volumes/kubernetes.io~configmap/ce-api-tempappsettings' of container 'ce-api-temp'",
+            Some(MountFailed),
+        ),
+        // docker, "not a directory" mounting a ConfigMap onto a file
+        (
+            "https://github.com/rootsongjc/kubernetes-handbook/issues/218",
+            r#"Error: failed to start container "influxdb": Error response from daemon: oci runtime error: container_linux.go:247: starting container process caused "process_linux.go:364: container init caused \"rootfs_linux.go:54: mounting \\\"/var/lib/kubelet/pods/e76b2d64-5a5e-11e8-b179-080027c9c16c/volumes/kubernetes.io~configmap/influxdb-config\\\" to rootfs \\\"/var/lib/docker/overlay2/e50b7f32607a04096a36d2d4852a7d6fdf4d73324ab447a2f780d8b1c7f8efb2/merged\\\" at \\\"/var/lib/docker/overlay2/e50b7f32607a04096a36d2d4852a7d6fdf4d73324ab447a2f780d8b1c7f8efb2/merged/etc/config.toml\\\" caused \\\"not a directory\\\"\"" : Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type"#,
+            Some(MountFailed),
+        ),
+        // docker with runc >= 1.1 wording (cut by its poster)
+        (
+            "https://github.com/kubernetes/minikube/issues/20931",
+            r#"Error: failed to start container "cis": Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error mounting "/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-814acc27c63a/cis/18" to rootfs at "/opt/test/test2022/rootInfo": mount src=/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-81"#,
+            Some(MountFailed),
+        ),
+        // Not classified: a subPath whose hostPath directory is missing. The
+        // message is a bare stat error with nothing saying "mount" or "subPath".
+        (
+            "https://github.com/k3d-io/k3d/issues/765",
+            "Error: stat /data/app: no such file or directory",
+            None,
+        ),
+        // --- name_conflict ---
+        // docker (kubelet log)
+        (
+            "https://github.com/kubernetes/kubernetes/issues/94557",
+            r#"rpc error: code = Unknown desc = Error response from daemon: Conflict. The container name "/k8s_harbor-redis_harbor-master3-bg4tz_kube-system_1b086090-d37b-40f4-99b3-57046033770e_2" is already in use by container "94ffec110c0342db864efad67c8ca47661266677b921a98131e4b0b09434cc05". You have to remove (or rename) that container to be able to reuse that name"#,
+            Some(NameConflict),
+        ),
+        // containerd
+        (
+            "https://github.com/k3s-io/k3s/issues/7690",
+            r#"Error: failed to reserve container name "homeassistant_homeassistant-58488865d6-sqfg9_default_bc1cc92e-0fce-43bf-91e9-91682563c3bf_0": name "homeassistant_homeassistant-58488865d6-sqfg9_default_bc1cc92e-0fce-43bf-91e9-91682563c3bf_0" is reserved for "6a37ff9b916561e21557c3f39e5b7b2c4f1a21c91c93cb8d86884ed9751f2f5b""#,
+            Some(NameConflict),
+        ),
+        // CRI-O
+        (
+            "https://github.com/lxc/lxcri/issues/43",
+            "Response error: error reserving ctr name k8s_sgg-alpine-exim_nginx-sandbox_default_hdishd83djaidwnduwk28bcsb_0 for id baca3e0064284658e211ecc61a56f1b350a222aad364e4e11cfb8aecec93d51a: name is reserved",
+            Some(NameConflict),
+        ),
+        (
+            "https://github.com/estesp/bucketbench/issues/56",
+            "rpc error: code = Unknown desc = Kubelet may be retrying requests that are timing out in CRI-O due to system load: error reserving pod name k8s_podbb-ctr-1-0_bucketbench.test.cri_bucketbench-test-cri_1 for id b421a43db43086a3c98e5ecdc556aa1638359ec2c817a7d742832cf7954242fd: name is reserved",
+            Some(NameConflict),
+        ),
+    ];
+    check("container_config", rows, container_config);
+}
+
+// ---------------------------------------------------------------------------
+// The scheduler's PodScheduled=False message (or FailedScheduling event).
+// ---------------------------------------------------------------------------
+
+/// `(source, message, reason → nodes, nodes_total)`.
+type SchedulerRow = (
+    &'static str,
+    &'static str,
+    &'static [(PendingCause, u32)],
+    Option<u32>,
+);
+
+#[test]
+fn scheduler_messages() {
+    use PendingCause::*;
+    let rows: &[SchedulerRow] = &[
+        (
+            "https://github.com/kubernetes/kubernetes/pull/121007",
+            "0/4 nodes are available: 1 Insufficient cpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.",
+            &[(InsufficientCpu, 1)],
+            Some(4),
+        ),
+        (
+            "https://github.com/harvester/harvester/issues/3136",
+            "0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+            &[(InsufficientMemory, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/NVIDIA/k8s-device-plugin/issues/430",
+            "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..",
+            &[(InsufficientOther, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/96083",
+            "0/3 nodes are available: 3 Insufficient ephemeral-storage.",
+            &[(InsufficientEphemeralStorage, 3)],
+            Some(3),
+        ),
+        (
+            "https://github.com/openshift/release/pull/4216",
+            "0/18 nodes are available: 18 Insufficient ephemeral-storage, 3 node(s) didn't match node selector.",
+            &[(InsufficientEphemeralStorage, 18), (NodeAffinity, 3)],
+            Some(18),
+        ),
+        (
+            "https://github.com/hwameistor/hwameistor/issues/1227",
+            "0/3 nodes are available: 1 node(s) were unschedulable, 2 Too many pods. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+            &[(NodeUnschedulable, 1), (InsufficientPods, 2)],
+            Some(3),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/107194",
+            "0/5 nodes are available: 2 node(s) were unschedulable, 3 Insufficient pods.",
+            &[(NodeUnschedulable, 2), (InsufficientPods, 3)],
+            Some(5),
+        ),
+        (
+            "https://github.com/mysticaltech/terraform-hcloud-kube-hetzner/issues/1604",
+            "0/14 nodes are available: 11 node(s) didn't match Pod's node affinity/selector, 3 node(s) were unschedulable. preemption: 0/14 nodes are available: 14 Preemption is not helpful for scheduling.",
+            &[(NodeAffinity, 11), (NodeUnschedulable, 3)],
+            Some(14),
+        ),
+        // joined: the poster's terminal wrapped this event over two lines
+        (
+            "https://github.com/kiwix/operations/issues/245",
+            "0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+            &[(InsufficientCpu, 1), (NodeAffinity, 4)],
+            Some(5),
+        ),
+        // taints, new wording
+        (
+            "https://github.com/kubernetes/kubernetes/issues/116133",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..",
+            &[(Taint, 1)],
+            Some(1),
+        ),
+        // taints, old wording (a comma inside the reason)
+        (
+            "https://github.com/kubeedge/website/pull/272",
+            "0/1 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/control-plane: }, that the pod didn't tolerate.",
+            &[(Taint, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/petuum/adaptdl/issues/121",
+            "0/1 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate.",
+            &[(Taint, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/85625",
+            "0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate.",
+            &[(Taint, 1)],
+            Some(1),
+        ),
+        // a custom taint named "unschedulable" is a taint, not a cordon
+        (
+            "https://github.com/red-hat-storage/ocs-operator/pull/4163",
+            "0/6 nodes are available: 1 node(s) had untolerated taint {unschedulable: true}, 2 node(s) didn't match pod topology spread constraints, 3 node(s) had untolerated taint {node-role.kubernetes.io/master: }. preemption: 0/6 nodes are available: 2 node(s) didn't match pod topology spread constraints, 4 Preemption is not helpful for scheduling.",
+            &[(Taint, 4), (TopologySpread, 2)],
+            Some(6),
+        ),
+        // node condition taints are node_not_ready
+        (
+            "https://github.com/kubernetes/minikube/issues/14924",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+            &[(NodeNotReady, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/kubernetes-sigs/kubespray/issues/9989",
+            "0/3 nodes are available: 3 node(s) had untolerated taint {node.kubernetes.io/not-ready: }",
+            &[(NodeNotReady, 3)],
+            Some(3),
+        ),
+        (
+            "https://github.com/hystax/optscale/issues/568",
+            "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+            &[(NodeNotReady, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/66568",
+            "0/6 nodes are available: 3 node(s) didn't have free ports for the requested pod ports, 3 node(s) didn't match node selector.",
+            &[(HostPort, 3), (NodeAffinity, 3)],
+            Some(6),
+        ),
+        (
+            "https://github.com/datawire/edge-stack/issues/2",
+            "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.",
+            &[(HostPort, 2)],
+            Some(2),
+        ),
+        (
+            "https://github.com/apache/apisix-helm-chart/issues/346",
+            "0/3 nodes are available: 3 pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            &[(VolumeBinding, 3)],
+            Some(3),
+        ),
+        // the poster copied the message from "pod has ..." on
+        (
+            "https://github.com/open-metadata/openmetadata-helm-charts/issues/417",
+            "pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling",
+            &[(VolumeBinding, 1)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes-sigs/sig-storage-local-static-provisioner/issues/424",
+            "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind. preemption: 0/1 nodes are available: 1 Preemption is not helpful for sched",
+            &[(VolumeBinding, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/minio/directpv/issues/100",
+            "0/4 nodes are available: 4 node(s) had volume node affinity conflict.",
+            &[(VolumeZone, 4)],
+            Some(4),
+        ),
+        // "volume node affinity conflict" must not be read as node affinity
+        (
+            "https://github.com/yugabyte/yugabyte-db/pull/20349",
+            "0/10 nodes are available: 3 node(s) had volume node affinity conflict, 7 node(s) didn't match Pod's node affinity/selector. preemption: 0/10 nodes are available: 10 Preemption is not helpful for scheduling..",
+            &[(VolumeZone, 3), (NodeAffinity, 7)],
+            Some(10),
+        ),
+        // the newline after the comma is in the poster's copy
+        (
+            "https://github.com/radondb/radondb-mysql-kubernetes/issues/395",
+            "0/3 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, \nthat the pod didn't tolerate, 2 node(s) had volume node affinity conflict.",
+            &[(Taint, 1), (VolumeZone, 2)],
+            Some(3),
+        ),
+        // the old combined pod affinity/anti-affinity reason
+        (
+            "https://github.com/Altinity/clickhouse-operator/issues/702",
+            "0/9 nodes are available: 1 node(s) didn't match pod affinity/anti-affinity, 8 node(s) had volume node affinity conflict.",
+            &[(PodAntiAffinity, 1), (VolumeZone, 8)],
+            Some(9),
+        ),
+        (
+            "https://github.com/solarhess/kubernetes-minecraft-server/issues/3",
+            r#"0/1 nodes are available: 1 persistentvolumeclaim "minecraft-data-pvc" not found."#,
+            &[(PvcNotFound, 1)],
+            Some(1),
+        ),
+        (
+            "https://github.com/aws/karpenter-provider-aws/issues/6447",
+            "0/20 nodes are available: 1 node(s) had untolerated taint {windowsContainers: true}, 2 node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}, 4 node(s) didn't match Pod's node affinity/selector, 4 node(s) didn't match pod anti-affinity rules, 9 node(s) didn't match pod topology spread constraints. preemption: 0/20 nodes are available: 13 No preemption victims found for incoming pod, 7 Preemption is not helpful for scheduling.",
+            &[
+                (Taint, 3),
+                (NodeAffinity, 4),
+                (PodAntiAffinity, 4),
+                (TopologySpread, 9),
+            ],
+            Some(20),
+        ),
+        (
+            "https://github.com/digitalocean/csi-digitalocean/issues/314",
+            "0/3 nodes are available: 1 node(s) had taints that the pod didn't tolerate, 2 node(s) exceed max volume count.",
+            &[(Taint, 1), (TooManyVolumes, 2)],
+            Some(3),
+        ),
+        (
+            "https://github.com/aws/karpenter-provider-aws/issues/3647",
+            "0/5 nodes are available: 2 node(s) had untolerated taint {CriticalAddonsOnly: true}, 3 node(s) exceed max volume count. preemption: 0/5 nodes are available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.",
+            &[(Taint, 2), (TooManyVolumes, 3)],
+            Some(5),
+        ),
+        (
+            "https://github.com/aws/karpenter-provider-aws/issues/1887",
+            "0/13 nodes are available: 1 Too many pods, 1 node(s) had taint {kubernetes.io/arch: arm64}, that the pod didn't tolerate, 1 node(s) were unschedulable, 5 node(s) exceed max volume count, 5 node(s) had taint {nd.group-name: kube-system}, that the pod didn't tolerate.",
+            &[
+                (InsufficientPods, 1),
+                (Taint, 6),
+                (NodeUnschedulable, 1),
+                (TooManyVolumes, 5),
+            ],
+            Some(13),
+        ),
+        (
+            "https://github.com/lucidworks/fusion-cloud-native/issues/198",
+            "0/4 nodes are available: 1 node(s) exceed max volume count, 1 node(s) had taint {ToBeDeletedByClusterAutoscaler: 1636478510}, that the pod didn't tolerate, 2 node(s) didn't match Pod's node affinity.",
+            &[(TooManyVolumes, 1), (Taint, 1), (NodeAffinity, 2)],
+            Some(4),
+        ),
+        // Volcano's scheduler words it "nodes are unavailable"
+        (
+            "https://github.com/volcano-sh/volcano/issues/3191",
+            "0/2 nodes are unavailable: 1 plugin NodeUnschedulable predicates failed node(s) were unschedulable, 1 plugin NodeVolumeLimits predicates failed node(s) exceed max volume count.",
+            &[(NodeUnschedulable, 1), (TooManyVolumes, 1)],
+            Some(2),
+        ),
+        // the scheduler before 1.10: "predicates:" and counts in parentheses
+        (
+            "https://github.com/argoproj/argo-workflows/issues/190",
+            "No nodes are available that match all of the following predicates:: Insufficient cpu (9), Insufficient memory (15), MatchNodeSelector (18).",
+            &[
+                (InsufficientCpu, 9),
+                (InsufficientMemory, 15),
+                (NodeAffinity, 18),
+            ],
+            None,
+        ),
+        (
+            "https://github.com/giantswarm/prometheus/issues/85",
+            "No nodes are available that match all of the following predicates:: Insufficient cpu (3).",
+            &[(InsufficientCpu, 3)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/63190",
+            "No nodes are available that match all of the predicates: Insufficient ephemeral-storage (2), PodToleratesNodeTaints (3)",
+            &[(InsufficientEphemeralStorage, 2), (Taint, 3)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/49440",
+            "No nodes are available that match all of the following predicates:: PodFitsHostPorts (1), PodToleratesNodeTaints (1).",
+            &[(HostPort, 1), (Taint, 1)],
+            None,
+        ),
+        (
+            "https://github.com/kahkhang/kube-linode/issues/42",
+            "No nodes are available that match all of the following predicates:: MatchNodeSelector (1), PodToleratesNodeTaints (1).",
+            &[(NodeAffinity, 1), (Taint, 1)],
+            None,
+        ),
+    ];
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, message, expected, total)| {
+            let parsed = scheduler_reasons(message);
+            let expected: BTreeMap<PendingCause, u32> = expected.iter().copied().collect();
+            (parsed.reasons != expected || parsed.nodes_total != *total).then(|| {
+                format!(
+                    "  {source}\n    expected {expected:?} of {total:?}, got {:?} of {:?}\n    {message}",
+                    parsed.reasons, parsed.nodes_total
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "scheduler: {} of {} real messages misparsed:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Namespace conditions.
+// ---------------------------------------------------------------------------
+
+/// `(source, message, name → count)`.
+type CountRow = (&'static str, &'static str, &'static [(&'static str, u64)]);
+
+fn counts(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+#[test]
+fn namespace_condition_messages() {
+    // NamespaceContentRemaining
+    let content: &[CountRow] = &[
+        (
+            "https://github.com/kubeshop/kusk-gateway/issues/599",
+            "Some resources are remaining: staticroutes.gateway.kusk.io has 1 resource instances",
+            &[("staticroutes.gateway.kusk.io", 1)],
+        ),
+        // joined: YAML folded the message (`>-`) over lines
+        (
+            "https://github.com/StarRocks/starrocks-kubernetes-operator/issues/147",
+            "Some resources are remaining: services. has 2 resource instances, starrocksclusters.starrocks.com has 1 resource instances",
+            &[("services.", 2), ("starrocksclusters.starrocks.com", 1)],
+        ),
+    ];
+    for (source, message, expected) in content {
+        assert_eq!(
+            remaining_resources(message),
+            counts(expected),
+            "{source}: {message}"
+        );
+    }
+
+    // NamespaceFinalizersRemaining
+    let finalizers: &[CountRow] = &[
+        // joined: YAML folded these quoted scalars over lines
+        (
+            "https://github.com/halkyonio/tap/issues/1",
+            "Some content in the namespace has finalizers remaining: finalizers.kapp-ctrl.k14s.io/delete in 1 resource instances",
+            &[("finalizers.kapp-ctrl.k14s.io/delete", 1)],
+        ),
+        (
+            "https://github.com/k0rdent/kof/issues/83",
+            "Some content in the namespace has finalizers remaining: apps.victoriametrics.com/finalizer in 14 resource instances",
+            &[("apps.victoriametrics.com/finalizer", 14)],
+        ),
+        (
+            "https://github.com/StarRocks/starrocks-kubernetes-operator/issues/147",
+            "Some content in the namespace has finalizers remaining: starrocks.com.service/protection in 2 resource instances, starrocks.com.starrockscluster/protection in 1 resource instances",
+            &[
+                ("starrocks.com.service/protection", 2),
+                ("starrocks.com.starrockscluster/protection", 1),
+            ],
+        ),
+    ];
+    for (source, message, expected) in finalizers {
+        assert_eq!(
+            remaining_finalizers(message),
+            counts(expected),
+            "{source}: {message}"
+        );
+    }
+
+    // NamespaceDeletionDiscoveryFailure carries no counts; neither parser may
+    // invent any from it.
+    let discovery = [
+        (
+            "https://github.com/deckhouse/deckhouse/issues/3246",
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: bashible.deckhouse.io/v1alpha1: the server is currently unable to handle the request",
+        ),
+        (
+            "https://github.com/prometheus-operator/kube-prometheus/issues/275",
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
+        ),
+    ];
+    for (source, message) in discovery {
+        assert!(remaining_resources(message).is_empty(), "{source}");
+        assert!(remaining_finalizers(message).is_empty(), "{source}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Pods that do not go away: kubelet events.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn termination_event_messages() {
+    use TerminationEvent::*;
+    let rows: &[(&str, &str, &str, Option<TerminationEvent>)] = &[
+        (
+            "https://github.com/k3s-io/k3s/issues/2370",
+            "FailedKillPod",
+            r#"error killing pod: failed to "KillContainer" for "lil-upload" with KillContainerError: "rpc error: code = DeadlineExceeded desc = context deadline exceeded""#,
+            Some(KillFailed),
+        ),
+        // both the container and the sandbox failed to stop: the container is
+        // still running, which is what matters
+        (
+            "https://github.com/Mossaka/containerd-wasm-shims/issues/10",
+            "FailedKillPod",
+            r#"error killing pod: [failed to "KillContainer" for "testwasm" with KillContainerError: "rpc error: code = InvalidArgument desc = failed to stop container \"37c1b531b6f245d7d7eb916f71c856d37a16da5f865126a7be401acd905c171a\": only SIGKILL is supported: invalid argument", failed to "KillPodSandbox" for "33546130-d84b-479c-b8c5-94d795dcae82" with KillPodSandboxError: "rpc error: code = DeadlineExceeded desc = failed to stop container \"37c1b531b6f245d7d7eb916f71c856d37a16da5f865126a7be401acd905c171a\": an error occurs during waiting for container \"37c1b531b6f2"#,
+            Some(KillFailed),
+        ),
+        // only the sandbox: tearing down the pod's network failed
+        (
+            "https://github.com/METR/vivaria/issues/537",
+            "FailedKillPod",
+            r#"error killing pod: failed to "KillPodSandbox" for "536a0727-13e6-445b-8d29-3d445f18f419" with KillPodSandboxError: "rpc error: code = DeadlineExceeded desc = context deadline exceeded""#,
+            Some(CleanupFailed),
+        ),
+        (
+            "https://github.com/cisco-open/martian-bank-demo/issues/50",
+            "FailedKillPod",
+            r#"error killing pod: failed to "KillPodSandbox" for "a33e88fb-a2a9-4dbb-9996-466ca7ca5bd9" with KillPodSandboxError: "rpc error: code = Unknown desc = networkPlugin cni failed to teardown pod \" nginx-5f47c5c8f4-hvctg_default\" network: error getting ClusterInformation: Get \"https://10.96.0.1:443/apis/crd.projectcalico.org/v1/clusterinformations/default\": dial tcp 10.96.0.1:443: i/o timeout""#,
+            Some(CleanupFailed),
+        ),
+        // ExceededGracePeriod: the runtime did not kill the containers
+        (
+            "https://github.com/kubernetes/kubernetes/issues/41347",
+            "ExceededGracePeriod",
+            "Container runtime did not kill the pod within specified grace period.",
+            Some(KillFailed),
+        ),
+        // a 2017 kubelet's log line; its FailedSync event carried the same
+        // "Error syncing pod, skipping: error killing pod: ..." text
+        (
+            "https://github.com/projectcalico/libcalico-go/issues/415",
+            "FailedSync",
+            r#"Error syncing pod 61270e6c-3442-11e7-9f7f-080027ee3298 ("my-nginx-3047691970-t46th_default(61270e6c-3442-11e7-9f7f-080027ee3298)"), skipping: error killing pod: failed to "KillPodSandbox" for "61270e6c-3442-11e7-9f7f-080027ee3298" with KillPodSandboxError: "rpc error: code = 2 desc = NetworkPlugin cni failed to teardown pod \"my-nginx-3047691970-t46th_default\" network: netplugin failed but error parsing its diagnostic message \"\": unexpected end of JSON input""#,
+            Some(CleanupFailed),
+        ),
+        // an ordinary pull failure is no termination event
+        (
+            "https://github.com/kubernetes/minikube/issues/15626",
+            "Failed",
+            r#"Failed to pull image "noyandocker/authservice": rpc error: code = Unknown desc = context deadline exceeded"#,
+            None,
+        ),
+    ];
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, reason, message, expected)| {
+            let got = termination_event(reason, message);
+            (got != *expected).then(|| {
+                format!(
+                    "  {source}\n    {reason}: expected {expected:?}, got {got:?}\n    {message}"
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "termination: {} of {} real messages misclassified:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
