@@ -1,12 +1,18 @@
 //! Reads what `kubectl get ... -o json` or `-o yaml` prints (a `List` of mixed
 //! kinds, a single object, several JSON documents, multi-document YAML) into the
 //! model. Kinds the diagnosis does not read are skipped and counted. Bad input is
-//! an error that says where: the document, the item and the field path.
+//! an error that says where: the document, the item and the field path. Input is
+//! read from a stream and never held whole: a JSON list item by item, YAML
+//! document by document.
 
 use std::collections::BTreeMap;
 
+use std::io::{BufRead, BufReader, Read};
+
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::value::RawValue;
 
 use crate::model::{Cluster, CoreEvent, Event, EventsApiEvent, Kind, Object};
@@ -15,6 +21,8 @@ use crate::model::{Cluster, CoreEvent, Event, EventsApiEvent, Kind, Object};
 pub enum LoadError {
     #[error("the input is empty: expected the JSON or YAML that `kubectl get -o json|yaml` prints")]
     Empty,
+    #[error("reading the input: {message}")]
+    Read { message: String },
     #[error("document {document}: not valid JSON: {message}")]
     Json { document: usize, message: String },
     #[error("not valid YAML: {message}")]
@@ -105,15 +113,6 @@ struct TypeMeta {
     kind: Option<String>,
 }
 
-/// What a top-level document is: a list or one object.
-#[derive(Deserialize)]
-struct ListPeek<'a> {
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(borrow, default)]
-    items: Option<Vec<&'a RawValue>>,
-}
-
 /// The name of an object, for error messages; unreadable names are left out.
 #[derive(Deserialize, Default)]
 struct NamePeek {
@@ -131,119 +130,275 @@ struct NamePeekMeta {
 
 /// Reads kubectl output from a string.
 pub fn load_str(input: &str) -> Result<Loaded, LoadError> {
-    let trimmed = input.trim_start_matches('\u{feff}').trim_start();
-    if trimmed.is_empty() {
-        return Err(LoadError::Empty);
-    }
+    load_reader(input.as_bytes())
+}
+
+/// Reads kubectl output from a reader without holding it whole: JSON is read
+/// one list item at a time (each item is decoded into the model and its text
+/// dropped), YAML one document at a time.
+pub fn load_reader(reader: impl Read) -> Result<Loaded, LoadError> {
+    let mut input = BufReader::with_capacity(256 * 1024, reader);
     let mut loaded = Loaded::default();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        load_json(trimmed, &mut loaded)?;
-    } else {
-        load_yaml(trimmed, &mut loaded)?;
+    let first = skip_leading_space(&mut input)?;
+    match first {
+        None => return Err(LoadError::Empty),
+        Some(b'{' | b'[') => load_json(&mut input, &mut loaded)?,
+        Some(_) => load_yaml(&mut input, &mut loaded)?,
     }
     Ok(loaded)
 }
 
-fn load_json(input: &str, loaded: &mut Loaded) -> Result<(), LoadError> {
-    let stream = serde_json::Deserializer::from_str(input).into_iter::<&RawValue>();
-    for (index, document) in stream.enumerate() {
-        let document_number = index + 1;
-        let raw = document.map_err(|e| LoadError::Json {
-            document: document_number,
-            message: e.to_string(),
-        })?;
-        let text = raw.get().trim_start();
-        if text.starts_with('[') {
-            // A bare array of objects.
-            let items: Vec<&RawValue> =
-                serde_json::from_str(text).map_err(|e| LoadError::Json {
-                    document: document_number,
-                    message: e.to_string(),
-                })?;
-            for (i, item) in items.into_iter().enumerate() {
-                load_json_object(item, document_number, Some(i), loaded)?;
-            }
+fn read_error(e: std::io::Error) -> LoadError {
+    LoadError::Read {
+        message: e.to_string(),
+    }
+}
+
+/// Skips a byte-order mark and whitespace; returns the next byte, unread.
+/// Whole lines only are skipped before YAML, whose indentation matters.
+fn skip_leading_space(input: &mut impl BufRead) -> Result<Option<u8>, LoadError> {
+    let mut at_start = true;
+    loop {
+        let buf = input.fill_buf().map_err(read_error)?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        if at_start && buf.starts_with(b"\xEF\xBB\xBF") {
+            input.consume(3);
+            at_start = false;
             continue;
         }
-        if !text.starts_with('{') {
+        at_start = false;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(p) => {
+                let first = buf[p];
+                let skip = if matches!(first, b'{' | b'[') {
+                    p
+                } else {
+                    buf[..p]
+                        .iter()
+                        .rposition(|b| *b == b'\n')
+                        .map_or(0, |n| n + 1)
+                };
+                input.consume(skip);
+                return Ok(Some(first));
+            }
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
+/// Concatenated JSON documents, each a list (streamed item by item), a bare
+/// array of objects, or one object.
+fn load_json(input: &mut impl BufRead, loaded: &mut Loaded) -> Result<(), LoadError> {
+    let mut document = 0;
+    while let Some(first) = skip_leading_space(input)? {
+        document += 1;
+        if !matches!(first, b'{' | b'[') {
             return Err(LoadError::NotAnObject {
-                document: document_number,
+                document,
                 item: ItemIndex(None),
-                found: json_type(text),
+                found: json_type(first),
             });
         }
-        let peek: ListPeek = serde_json::from_str(text).map_err(|e| LoadError::Json {
-            document: document_number,
-            message: format!("reading `kind` and `items`: {e}"),
-        })?;
-        match (peek.kind.as_deref(), peek.items) {
-            (Some(kind), Some(items)) if kind.ends_with("List") => {
-                for (i, item) in items.into_iter().enumerate() {
-                    load_json_object(item, document_number, Some(i), loaded)?;
-                }
-            }
-            _ => load_json_object(raw, document_number, None, loaded)?,
+        let mut failure = None;
+        let seed = DocumentSeed {
+            document,
+            loaded: &mut *loaded,
+            failure: &mut failure,
+        };
+        let mut de = serde_json::Deserializer::from_reader(&mut *input);
+        if let Err(e) = seed.deserialize(&mut de) {
+            return Err(match failure {
+                Some(failure) => failure,
+                None if e.is_io() => LoadError::Read {
+                    message: e.to_string(),
+                },
+                None => LoadError::Json {
+                    document,
+                    message: e.to_string(),
+                },
+            });
         }
     }
     Ok(())
 }
 
-fn json_type(text: &str) -> &'static str {
-    match text.chars().next() {
-        Some('"') => "a string",
-        Some('[') => "an array",
-        Some('t' | 'f') => "a boolean",
-        Some('n') => "null",
-        _ => "a number",
+/// One top-level JSON document. A load error inside it is kept in `failure`
+/// (serde errors carry text only) and the parse stopped.
+struct DocumentSeed<'a> {
+    document: usize,
+    loaded: &'a mut Loaded,
+    failure: &'a mut Option<LoadError>,
+}
+
+impl<'de> DeserializeSeed<'de> for DocumentSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-fn load_json_object(
-    raw: &RawValue,
-    document: usize,
-    item: Option<usize>,
-    loaded: &mut Loaded,
-) -> Result<(), LoadError> {
-    load_object(Source::Json(raw.get().trim_start()), document, item, loaded)
+impl<'de> Visitor<'de> for DocumentSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a Kubernetes object, a List, or an array of objects")
+    }
+
+    /// A bare array of objects.
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        Items {
+            document: self.document,
+            loaded: self.loaded,
+            failure: self.failure,
+        }
+        .visit_seq(seq)
+        .map(drop)
+    }
+
+    /// A list (`items` streamed) or one object (kept whole, then decoded).
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut fields = serde_json::Map::new();
+        let mut listed = false;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                listed = map.next_value_seed(Items {
+                    document: self.document,
+                    loaded: &mut *self.loaded,
+                    failure: &mut *self.failure,
+                })?;
+            } else {
+                let value: serde_json::Value = map.next_value()?;
+                fields.insert(key, value);
+            }
+        }
+        if listed {
+            return Ok(());
+        }
+        let object = serde_json::Value::Object(fields);
+        load_object(Source::Value(&object), self.document, None, self.loaded).map_err(|e| {
+            let message = e.to_string();
+            *self.failure = Some(e);
+            A::Error::custom(message)
+        })
+    }
 }
 
-fn load_yaml(input: &str, loaded: &mut Loaded) -> Result<(), LoadError> {
-    let documents: Vec<serde_json::Value> =
-        serde_saphyr::from_multiple(input).map_err(|e| LoadError::Yaml {
+/// A list's `items`: each is read, decoded into the model and dropped. `true`
+/// when there was an array (`null` is an empty list).
+struct Items<'a> {
+    document: usize,
+    loaded: &'a mut Loaded,
+    failure: &'a mut Option<LoadError>,
+}
+
+impl<'de> DeserializeSeed<'de> for Items<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Items<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("`items`: an array of Kubernetes objects")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let mut index = 0;
+        while let Some(item) = seq.next_element::<Box<RawValue>>()? {
+            let text = item.get().trim_start();
+            load_object(Source::Json(text), self.document, Some(index), self.loaded).map_err(
+                |e| {
+                    let message = e.to_string();
+                    *self.failure = Some(e);
+                    A::Error::custom(message)
+                },
+            )?;
+            index += 1;
+        }
+        Ok(true)
+    }
+}
+
+/// YAML documents, read one at a time. The parser's budget is widened from its
+/// defaults (sized for configuration files) to whole-cluster dumps; alias and
+/// depth limits stay.
+fn load_yaml(input: &mut impl Read, loaded: &mut Loaded) -> Result<(), LoadError> {
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_reader_input_bytes: None,
+            max_events: usize::MAX,
+            max_nodes: usize::MAX,
+            max_documents: usize::MAX,
+            max_total_scalar_bytes: usize::MAX,
+        },
+    };
+    let documents = serde_saphyr::read_with_options::<_, serde_json::Value>(input, options);
+    for (index, document) in documents.enumerate() {
+        let document_number = index + 1;
+        let document = document.map_err(|e| LoadError::Yaml {
             message: e.to_string(),
         })?;
-    for (index, document) in documents.into_iter().enumerate() {
-        let document_number = index + 1;
-        match document {
-            serde_json::Value::Object(ref map)
-                if map
-                    .get("kind")
-                    .and_then(|k| k.as_str())
-                    .is_some_and(|k| k.ends_with("List"))
-                    && map
-                        .get("items")
-                        .is_some_and(|i| i.is_array() || i.is_null()) =>
-            {
-                let items = match document {
-                    serde_json::Value::Object(mut map) => match map.remove("items") {
-                        Some(serde_json::Value::Array(items)) => items,
-                        _ => Vec::new(),
-                    },
-                    _ => Vec::new(),
-                };
-                for (i, item) in items.into_iter().enumerate() {
-                    load_value_object(item, document_number, Some(i), loaded)?;
-                }
-            }
-            serde_json::Value::Array(items) => {
-                for (i, item) in items.into_iter().enumerate() {
-                    load_value_object(item, document_number, Some(i), loaded)?;
-                }
-            }
-            other => load_value_object(other, document_number, None, loaded)?,
-        }
+        load_yaml_document(document, document_number, loaded)?;
     }
     Ok(())
+}
+
+fn load_yaml_document(
+    document: serde_json::Value,
+    document_number: usize,
+    loaded: &mut Loaded,
+) -> Result<(), LoadError> {
+    match document {
+        serde_json::Value::Object(mut map)
+            if map
+                .get("kind")
+                .and_then(|k| k.as_str())
+                .is_some_and(|k| k.ends_with("List"))
+                && map
+                    .get("items")
+                    .is_some_and(|i| i.is_array() || i.is_null()) =>
+        {
+            let items = match map.remove("items") {
+                Some(serde_json::Value::Array(items)) => items,
+                _ => Vec::new(),
+            };
+            for (i, item) in items.into_iter().enumerate() {
+                load_value_object(item, document_number, Some(i), loaded)?;
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.into_iter().enumerate() {
+                load_value_object(item, document_number, Some(i), loaded)?;
+            }
+        }
+        other => load_value_object(other, document_number, None, loaded)?,
+    }
+    Ok(())
+}
+
+fn json_type(first: u8) -> &'static str {
+    match first {
+        b'"' => "a string",
+        b'[' => "an array",
+        b'{' => "an object",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "a number",
+    }
 }
 
 fn value_type(value: &serde_json::Value) -> &'static str {
@@ -303,7 +458,7 @@ impl Source<'_> {
     fn not_an_object(self) -> Option<&'static str> {
         match self {
             Source::Json(text) if text.starts_with('{') => None,
-            Source::Json(text) => Some(json_type(text)),
+            Source::Json(text) => Some(json_type(text.bytes().next().unwrap_or(b'0'))),
             Source::Value(value) if value.is_object() => None,
             Source::Value(value) => Some(value_type(value)),
         }

@@ -341,3 +341,54 @@ fn multi_document_yaml_and_concatenated_json_are_read() {
     let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(findings.len(), 2);
 }
+
+#[test]
+fn a_yaml_dump_of_a_whole_cluster_loads_past_the_yaml_parsers_default_budget() {
+    // 4,000 objects of ~60 nodes each: more YAML nodes than the parser's default
+    // budget (250,000), which is sized for configuration files.
+    let mut yaml = String::from("\n\n   \napiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..4_000 {
+        yaml.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: bulk\n    uid: u{i}\n    labels: {{a: b, c: d, e: f, g: h}}\n  spec:\n    nodeName: n1\n    containers:\n    - name: app\n      image: registry.example/app:1\n      ports: [{{containerPort: 80}}, {{containerPort: 81}}]\n      env: [{{name: A, value: x}}, {{name: B, value: y}}, {{name: C, value: z}}]\n  status:\n    phase: Running\n    conditions:\n    - {{type: Ready, status: \"True\"}}\n    - {{type: PodScheduled, status: \"True\"}}\n    containerStatuses:\n    - {{name: app, ready: true, restartCount: 0, state: {{running: {{startedAt: \"2024-06-01T00:00:00Z\"}}}}}}\n"
+        ));
+    }
+    let out = run(&["diagnose", "-", "--now", NOW], Some(&yaml));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("read 4000 objects"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn yaml_whose_first_line_is_indented_keeps_its_indentation() {
+    // Blank lines before it are skipped; the indentation of the first line is the document's.
+    let yaml = "\n  apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: gone\n    deletionTimestamp: \"2024-05-01T00:00:00Z\"\n  status:\n    phase: Terminating\n";
+    let out = run(&["diagnose", "-", "--now", NOW, "-o", "json"], Some(yaml));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(findings.len(), 1);
+}
+
+#[test]
+fn a_list_cut_off_after_some_items_is_rejected_not_half_read() {
+    let mut list = String::from(r#"{"apiVersion":"v1","kind":"List","items":["#);
+    for i in 0..50 {
+        list.push_str(&format!(
+            r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"ns{i}"}}}},"#
+        ));
+    }
+    list.push_str(r#"{"apiVersion":"v1","kind":"Nam"#);
+    fails_with(
+        &["diagnose", "-"],
+        Some(&list),
+        &[
+            "standard input",
+            "document 1",
+            "not valid JSON",
+            "EOF",
+            "line 1 column",
+        ],
+    );
+}

@@ -1,6 +1,6 @@
 //! `diagnose`: a dump in, findings out.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -44,25 +44,23 @@ pub struct DiagnoseArgs {
     pub thresholds: Thresholds,
 }
 
-/// Reads a file, or standard input for `-`, naming it for messages.
-pub fn read_input(path: &std::path::Path) -> Result<(String, String)> {
+/// Loads a dump from a file, or standard input for `-`, as a stream; returns
+/// the name to use in messages with what was read.
+pub fn load_input(path: &std::path::Path) -> Result<(String, dump::Loaded)> {
     if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("reading standard input")?;
-        Ok(("standard input".to_string(), text))
+        let label = "standard input".to_string();
+        let loaded = dump::load_reader(std::io::stdin().lock()).with_context(|| label.clone())?;
+        Ok((label, loaded))
     } else {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Ok((path.display().to_string(), text))
+        let label = path.display().to_string();
+        let file = std::fs::File::open(path).with_context(|| format!("reading {label}"))?;
+        let loaded = dump::load_reader(file).with_context(|| label.clone())?;
+        Ok((label, loaded))
     }
 }
 
 pub fn run(args: &DiagnoseArgs) -> Result<()> {
-    let (label, input) = read_input(&args.file)?;
-    let loaded = dump::load_str(&input).with_context(|| label.clone())?;
-    drop(input);
+    let (label, loaded) = load_input(&args.file)?;
     let now = args.now.unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
     eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());

@@ -8,7 +8,6 @@ use anyhow::{Context, Result};
 use jiff::SignedDuration;
 use kube::Client;
 
-use crate::dump;
 use crate::live::LiveState;
 use crate::live::shard::Shard;
 use crate::live::watch::{self, WatchOptions};
@@ -137,8 +136,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut watchers = Vec::new();
     let (live, source) = match &args.from_file {
         Some(path) => {
-            let (label, text) = super::diagnose::read_input(path)?;
-            let loaded = dump::load_str(&text).with_context(|| label.clone())?;
+            let (label, loaded) = super::diagnose::load_input(path)?;
             tracing::info!(file = %label, "{}", loaded.summary());
             (
                 Arc::new(LiveState::from_cluster(loaded.cluster, settings)),
