@@ -13,15 +13,14 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
+use common::daemons::{Daemon, free_port, prometheus_query, wait_until};
 use common::exporter::{Exporter, example_objects};
 use fake_apiserver::FakeApiServer;
 use serde_json::{Value, json};
@@ -31,55 +30,6 @@ const REGISTRY: &str = "harbor.e2e.internal";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A child process killed when the test ends, whatever the outcome.
-struct Daemon {
-    name: &'static str,
-    child: Child,
-    log: PathBuf,
-}
-
-impl Daemon {
-    fn spawn(name: &'static str, program: &str, args: &[String], dir: &Path) -> Daemon {
-        let log = dir.join(format!("{name}.log"));
-        let file = std::fs::File::create(&log).unwrap();
-        let child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("{program} is needed ({e}); scripts/test installs it (apt-get install prometheus prometheus-alertmanager)")
-            });
-        Daemon { name, child, log }
-    }
-
-    fn log(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(30).collect();
-        format!(
-            "--- {} log (last lines) ---\n{}",
-            self.name,
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        )
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The test-only rewrite of the rules: `for: 10m` → `for: 10s`.
@@ -183,35 +133,6 @@ fn identity(object: &Value) -> (String, String, Option<String>, String) {
     )
 }
 
-async fn wait_until<T>(
-    what: &str,
-    timeout: Duration,
-    diagnostics: impl Fn() -> String,
-    mut check: impl FnMut() -> Option<T>,
-) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        if start.elapsed() > timeout {
-            panic!("timed out waiting for {what}\n{}", diagnostics());
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-async fn prometheus_query(http: &reqwest::Client, base: &str, query: &str) -> Value {
-    http.get(format!("{base}/api/v1/query"))
-        .query(&[("query", query)])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_evaluate() {
     let dir = tempfile::tempdir().unwrap();
@@ -260,7 +181,6 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
 
     // Prometheus, scraping the exporter every second under the job name the
     // ServiceMonitor gives it, honouring the objects' namespace labels.
-    let prom_port = free_port();
     std::fs::write(dir.path().join("rules.yaml"), shortened_rules()).unwrap();
     let prometheus_config = format!(
         "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\n\
@@ -270,24 +190,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
          static_configs: [{{targets: ['{exporter_address}']}}]\n",
         rules = dir.path().join("rules.yaml").display()
     );
-    std::fs::write(dir.path().join("prometheus.yaml"), prometheus_config).unwrap();
-    let prometheus = Daemon::spawn(
-        "prometheus",
-        "prometheus",
-        &[
-            format!(
-                "--config.file={}",
-                dir.path().join("prometheus.yaml").display()
-            ),
-            format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("prom-data").display()
-            ),
-            format!("--web.listen-address=127.0.0.1:{prom_port}"),
-        ],
-        dir.path(),
-    );
-    let prom = format!("http://127.0.0.1:{prom_port}");
+    let (prometheus, prom) = common::daemons::prometheus(dir.path(), &prometheus_config);
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::Detail;
+use kube_lifecycle_exporter::diagnosis::{Detail, PendingCause};
 use serde_json::{Value, json};
 
 fn unscheduled(name: &str, message: &str) -> Value {
@@ -163,4 +163,16 @@ fn scheduling_gates_are_reported_as_informational() {
 fn scheduled_pods_are_not_pending_findings() {
     let findings = diagnose(&[ready_node("n1"), running_pod("default", "web", "n1", None)]);
     assert!(findings.is_empty());
+}
+
+#[test]
+fn counts_that_add_past_the_integer_range_saturate() {
+    // Found by tests/fuzz_model.rs: a reason repeated with huge counts.
+    let reasons = kube_lifecycle_exporter::diagnosis::classify::scheduler_reasons(
+        "0/5 nodes are available: 4294967295 Insufficient cpu, 4294967295 Insufficient cpu.",
+    );
+    assert_eq!(
+        reasons.reasons.get(&PendingCause::InsufficientCpu),
+        Some(&u32::MAX)
+    );
 }

@@ -459,7 +459,9 @@ pub fn scheduler_reasons(message: &str) -> SchedulerReasons {
             return;
         }
         let reason = first_match(SCHEDULER_REASONS, text).unwrap_or(PendingCause::Other);
-        *out.reasons.entry(reason).or_default() += count;
+        // Counts come from text: a repeated reason must not overflow.
+        let nodes = out.reasons.entry(reason).or_default();
+        *nodes = nodes.saturating_add(count);
     };
 
     // Volcano's scheduler says "nodes are unavailable:" with the same list.
@@ -525,7 +527,7 @@ fn counted_list(message: &str, separator: &str) -> BTreeMap<String, u64> {
     let Some((_, list)) = message.split_once(": ") else {
         return BTreeMap::new();
     };
-    let mut out = BTreeMap::new();
+    let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for item in list.split(", ") {
         let Some((name, rest)) = item.rsplit_once(separator) else {
             continue;
@@ -537,7 +539,8 @@ fn counted_list(message: &str, separator: &str) -> BTreeMap<String, u64> {
         else {
             continue;
         };
-        *out.entry(name.trim().to_string()).or_default() += count;
+        let instances = out.entry(name.trim().to_string()).or_default();
+        *instances = instances.saturating_add(count);
     }
     out
 }
