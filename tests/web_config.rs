@@ -221,8 +221,25 @@ fn tls_serves_the_same_endpoints_and_curl_verifies_the_server() {
     assert_ne!(plain.exit, 0, "{plain:?}");
     assert_ne!(plain.status, 200, "{plain:?}");
 
-    // An idle kept-alive TLS connection does not hold up SIGTERM.
-    let _idle = std::net::TcpStream::connect(&served.address).unwrap();
+    // Neither a kept-alive TLS connection nor one that never starts its
+    // handshake holds up SIGTERM.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client = reqwest::Client::builder()
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(pki.path("ca.crt")).unwrap()).unwrap(),
+        )
+        .pool_idle_timeout(Duration::from_secs(600))
+        .build()
+        .unwrap();
+    let kept_alive = runtime.block_on(async {
+        client
+            .get(served.https("/healthz"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+    });
+    assert_eq!(kept_alive.ok(), Some(200));
+    let _silent = std::net::TcpStream::connect(&served.address).unwrap();
     let status = served.exporter.terminate();
     assert!(status.success(), "{status:?}");
 }
@@ -659,4 +676,42 @@ fn prometheus_scrapes_over_mutual_tls_with_basic_auth() {
         "count(kube_lifecycle_pod_terminating_since_timestamp_seconds{job=\"secure\", pod=\"zookeeper-0\"})",
     ));
     assert!(zookeeper.is_some_and(|n| n > 0.0), "{}", diagnostics());
+}
+
+#[test]
+fn the_readme_example_web_config_serves_as_described() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let example = readme
+        .split("```yaml\n")
+        .find(|block| block.starts_with("tls_server_config:"))
+        .and_then(|block| block.split("```").next())
+        .expect("the README shows a web config");
+    let pki = Pki::new();
+    // The names the example uses.
+    for (from, to) in [
+        ("server.crt", "tls.crt"),
+        ("server.key", "tls.key"),
+        ("ca.crt", "client-ca.crt"),
+    ] {
+        std::fs::copy(pki.path(from), pki.path(to)).unwrap();
+    }
+    let served = pki.serve(example);
+    let (ca, cert, key) = (
+        pki.file("ca.crt"),
+        pki.file("client.crt"),
+        pki.file("client.key"),
+    );
+    let client = ["--cacert", &ca, "--cert", &cert, "--key", &key];
+    let without_password = curl(&served.https("/metrics"), &client);
+    assert_eq!(without_password.status, 401, "{without_password:?}");
+    let with_password = [&client[..], &["-u", "prometheus:change-me"]].concat();
+    let answer = curl(&served.https("/metrics"), &with_password);
+    assert!(answer.ok(), "{answer:?}");
+    assert!(
+        answer
+            .headers
+            .to_ascii_lowercase()
+            .contains("x-frame-options: deny")
+    );
 }
