@@ -284,6 +284,61 @@ fn mutual_tls_accepts_only_client_certificates_of_the_client_ca() {
 }
 
 #[test]
+fn the_other_client_auth_types_behave_as_in_go() {
+    let pki = Pki::new();
+    let ca = pki.file("ca.crt");
+    // (client_auth_type, with a CA?, expected for: no certificate, the CA's
+    // client, another CA's client).
+    for (auth_type, with_ca, expected) in [
+        ("NoClientCert", false, [true, true, true]),
+        ("RequestClientCert", false, [true, true, true]),
+        ("RequireAnyClientCert", false, [false, true, true]),
+        ("VerifyClientCertIfGiven", true, [true, true, false]),
+        ("RequireAndVerifyClientCert", true, [false, true, false]),
+    ] {
+        let ca_line = if with_ca {
+            "  client_ca_file: ca.crt\n"
+        } else {
+            ""
+        };
+        let served = pki.serve(&format!("{TLS}  client_auth_type: {auth_type}\n{ca_line}"));
+        let url = served.https("/metrics");
+        let answers = [
+            curl(&url, &["--cacert", &ca]),
+            curl(
+                &url,
+                &[
+                    "--cacert",
+                    &ca,
+                    "--cert",
+                    &pki.file("client.crt"),
+                    "--key",
+                    &pki.file("client.key"),
+                ],
+            ),
+            curl(
+                &url,
+                &[
+                    "--cacert",
+                    &ca,
+                    "--cert",
+                    &pki.file("stranger.crt"),
+                    "--key",
+                    &pki.file("stranger.key"),
+                ],
+            ),
+        ];
+        for ((answer, expected), who) in answers.iter().zip(expected).zip([
+            "no certificate",
+            "the CA's client",
+            "another CA's client",
+        ]) {
+            assert_eq!(answer.ok(), expected, "{auth_type}, {who}: {answer:?}");
+        }
+    }
+}
+
+#[test]
 fn min_and_max_version_turn_away_other_tls_versions() {
     let pki = Pki::new();
     let ca = pki.file("ca.crt");
@@ -372,6 +427,22 @@ fn basic_auth_asks_for_the_password_everywhere_but_the_probes() {
         let answer = get(probe, None);
         assert!(answer.ok(), "{probe}: {answer:?}");
     }
+}
+
+#[test]
+fn basic_auth_without_tls_keeps_plain_http() {
+    let pki = Pki::new();
+    let hash = bcrypt::hash("pw", 4).unwrap();
+    let served = pki.serve(&format!(
+        "tls_server_config: {{}}\nbasic_auth_users:\n  alice: '{hash}'\n"
+    ));
+    let denied = curl(&served.http("/metrics"), &[]);
+    assert_eq!(denied.status, 401, "{denied:?}");
+    let allowed = curl(&served.http("/metrics"), &["-u", "alice:pw"]);
+    assert!(allowed.ok(), "{allowed:?}");
+    assert!(curl(&served.http("/readyz"), &[]).ok());
+    let status = served.exporter.terminate();
+    assert!(status.success(), "{status:?}");
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use axum::serve::ListenerExt;
 use jiff::SignedDuration;
 use kube::Client;
 
@@ -235,7 +236,6 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 }
                 None => {
                     tracing::info!(%address, scheme = "http", basic_auth_users = users, "serving /metrics");
-                    use axum::serve::ListenerExt;
                     // Plain HTTP: the file's changes are looked for on each connection.
                     let listener = listener.tap_io(move |_| security.refresh());
                     axum::serve(listener, router)

@@ -11,7 +11,7 @@
 //! checked (modification time and size) when a connection is accepted, at most
 //! once a second, and everything is read again when one of them changed; a
 //! new configuration that does not load is logged and the last good one stays
-//! in force. Turning TLS on or off and `http2` need a restart.
+//! in force. Turning TLS on or off needs a restart.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -350,9 +350,6 @@ impl WebSecurity {
                 );
             }
             Ok(config) => {
-                if config.http2 != in_force.http2 {
-                    tracing::warn!(file = %self.path.display(), "web config changed: http2 takes effect after a restart");
-                }
                 tracing::info!(file = %self.path.display(), users = config.users.len(), "web config reloaded");
                 if config.files != watch.files {
                     watch.files = config.files.clone();
