@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use axum::serve::ListenerExt;
 use jiff::SignedDuration;
 use kube::Client;
 
@@ -12,7 +13,8 @@ use crate::live::LiveState;
 use crate::live::shard::Shard;
 use crate::live::watch::{self, WatchOptions};
 use crate::output::RunbookLinks;
-use crate::server::App;
+use crate::server::web_config::WebSecurity;
+use crate::server::{App, basic_auth, tls};
 
 use super::{Thresholds, parse_duration};
 
@@ -97,6 +99,21 @@ pub struct ServeArgs {
     #[arg(long, env = "KUBE_LIFECYCLE_SHARD_FROM_POD_NAME")]
     pub shard_from_pod_name: Option<String>,
 
+    /// Web configuration file in the Prometheus exporter-toolkit format: TLS
+    /// (`tls_server_config`: cert_file, key_file, client_auth_type and
+    /// client_ca_file for mutual TLS, min_version/max_version TLS12 or TLS13),
+    /// `basic_auth_users` (user: bcrypt hash) and `http_server_config`
+    /// (http2, headers). Relative paths are read from the file's directory; a
+    /// change to the file or the certificates is picked up on new connections.
+    /// Basic auth covers every path but /healthz and /readyz. Without it: plain
+    /// HTTP, no authentication.
+    #[arg(
+        long = "web.config.file",
+        value_name = "FILE",
+        env = "KUBE_LIFECYCLE_WEB_CONFIG_FILE"
+    )]
+    pub web_config_file: Option<PathBuf>,
+
     #[command(flatten)]
     pub thresholds: Thresholds,
 }
@@ -132,6 +149,15 @@ async fn kube_client(args: &ServeArgs) -> Result<(Client, String)> {
 }
 
 pub async fn run(args: ServeArgs) -> Result<()> {
+    // Everything here builds its TLS configurations with ring explicitly; a
+    // process default too keeps any other rustls user from panicking for want
+    // of one (an error only means one is already installed).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // Checked before anything else, so a bad file fails at once.
+    let security = match &args.web_config_file {
+        Some(path) => Some(Arc::new(WebSecurity::load(path)?)),
+        None => None,
+    };
     let settings = args.thresholds.settings();
     let mut watchers = Vec::new();
     let (live, source) = match &args.from_file {
@@ -176,11 +202,48 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
-    tracing::info!(address = %listener.local_addr()?, "serving /metrics");
-    axum::serve(listener, app.router())
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .context("serving HTTP")?;
+    let address = listener.local_addr()?;
+    let router = app.router();
+    match security {
+        None => {
+            tracing::info!(%address, scheme = "http", "serving /metrics");
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown_signal())
+                .await
+        }
+        Some(security) => {
+            let config = security.current();
+            let router = basic_auth::protect(router, security.clone());
+            let users = config.users.len();
+            match &config.tls {
+                Some(tls) => {
+                    tracing::info!(
+                        %address,
+                        scheme = "https",
+                        client_auth = %tls.client_auth,
+                        min_version = %tls.min_version,
+                        max_version = %tls.max_version,
+                        http2 = config.http2,
+                        basic_auth_users = users,
+                        "serving /metrics"
+                    );
+                    let listener = tls::TlsListener::new(listener, security)?;
+                    axum::serve(listener, router)
+                        .with_graceful_shutdown(shutdown_signal())
+                        .await
+                }
+                None => {
+                    tracing::info!(%address, scheme = "http", basic_auth_users = users, "serving /metrics");
+                    // Plain HTTP: the file's changes are looked for on each connection.
+                    let listener = listener.tap_io(move |_| security.refresh());
+                    axum::serve(listener, router)
+                        .with_graceful_shutdown(shutdown_signal())
+                        .await
+                }
+            }
+        }
+    }
+    .context("serving HTTP")?;
     for watcher in watchers {
         watcher.abort();
     }

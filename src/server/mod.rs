@@ -1,9 +1,12 @@
 //! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings`, the landing page
 //! and the runbooks.
 
+pub mod basic_auth;
 pub mod exposition;
 pub mod landing;
 pub mod runbooks;
+pub mod tls;
+pub mod web_config;
 
 use std::fmt;
 use std::sync::Arc;
