@@ -1,0 +1,252 @@
+//! A generated cluster shaped like a real one: pods of about 8 KB each (labels,
+//! annotations, owner references, managedFields of three managers, two
+//! containers with env, probes and mounts, four conditions, statuses with
+//! image and container IDs) owned by ReplicaSets of Deployments, StatefulSets
+//! and DaemonSets, spread over namespaces and nodes. About 3% of the pods are
+//! anomalous in each family the exporter diagnoses.
+
+use serde_json::{Value, json};
+
+/// The families a generated pod can be anomalous in, one in `ANOMALY_EVERY`
+/// pods each.
+const FAMILIES: [&str; 6] = [
+    "terminating",
+    "pending",
+    "image_pull",
+    "crash_loop",
+    "config_error",
+    "creating",
+];
+const ANOMALY_EVERY: usize = 33;
+pub const PODS_PER_NODE: usize = 30;
+const PODS_PER_NAMESPACE: usize = 300;
+const PODS_PER_REPLICASET: usize = 10;
+
+pub struct Cluster {
+    /// Nodes, namespaces and workloads.
+    pub others: Vec<Value>,
+    pub pods: Vec<Value>,
+}
+
+pub fn generate(pods: usize) -> Cluster {
+    let nodes = pods.div_ceil(PODS_PER_NODE).max(3);
+    let namespaces = pods.div_ceil(PODS_PER_NAMESPACE).max(1);
+    let mut others = Vec::new();
+    for n in 0..nodes {
+        others.push(node(n));
+    }
+    for ns in 0..namespaces {
+        others.push(json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": namespace_name(ns), "labels": {"kubernetes.io/metadata.name": namespace_name(ns)}},
+            "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}));
+    }
+    let replica_sets = pods.div_ceil(PODS_PER_REPLICASET);
+    for rs in 0..replica_sets {
+        let ns = namespace_name(rs * PODS_PER_REPLICASET / PODS_PER_NAMESPACE);
+        let app = format!("app-{rs}");
+        if rs % 10 == 9 {
+            others.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                "metadata": {"name": app, "namespace": ns, "uid": format!("sts-{rs}")},
+                "spec": {"replicas": PODS_PER_REPLICASET, "serviceName": app,
+                         "selector": {"matchLabels": {"app": app}}, "podManagementPolicy": "OrderedReady"},
+                "status": {"replicas": PODS_PER_REPLICASET, "readyReplicas": PODS_PER_REPLICASET}}));
+        } else {
+            others.push(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": app, "namespace": ns, "uid": format!("deploy-{rs}")},
+                "spec": {"replicas": PODS_PER_REPLICASET, "selector": {"matchLabels": {"app": app}},
+                         "strategy": {"type": if rs % 7 == 0 { "Recreate" } else { "RollingUpdate" }}},
+                "status": {"replicas": PODS_PER_REPLICASET, "readyReplicas": PODS_PER_REPLICASET}}));
+            others.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": format!("{app}-5f7b9c6d4"), "namespace": ns, "uid": format!("rs-{rs}"),
+                             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
+                                                  "uid": format!("deploy-{rs}"), "controller": true}]},
+                "spec": {"replicas": PODS_PER_REPLICASET, "selector": {"matchLabels": {"app": app}}},
+                "status": {"replicas": PODS_PER_REPLICASET}}));
+        }
+    }
+    others.push(json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "node-exporter", "namespace": "monitoring", "uid": "ds-1"},
+        "spec": {"selector": {"matchLabels": {"app": "node-exporter"}},
+                 "template": {"spec": {"containers": [{"name": "node-exporter", "image": "quay.io/prometheus/node-exporter:v1.8.1",
+                                                       "ports": [{"containerPort": 9100, "hostPort": 9100}]}]}}},
+        "status": {"desiredNumberScheduled": nodes, "currentNumberScheduled": nodes, "numberReady": nodes}}));
+    let pods = (0..pods).map(|i| pod(i, nodes)).collect();
+    Cluster { others, pods }
+}
+
+fn namespace_name(i: usize) -> String {
+    format!("team-{i:04}")
+}
+
+fn node(n: usize) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": format!("node-{n:05}"),
+                     "labels": {"kubernetes.io/hostname": format!("node-{n:05}"), "kubernetes.io/os": "linux",
+                                "node.kubernetes.io/instance-type": "m5.2xlarge", "topology.kubernetes.io/zone": format!("zone-{}", n % 3)}},
+        "spec": {"podCIDR": format!("10.{}.{}.0/24", n / 256, n % 256)},
+        "status": {"conditions": [
+            {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "kubelet has sufficient memory available"},
+            {"type": "DiskPressure", "status": "False", "reason": "KubeletHasNoDiskPressure", "message": "kubelet has no disk pressure"},
+            {"type": "PIDPressure", "status": "False", "reason": "KubeletHasSufficientPID", "message": "kubelet has sufficient PID available"},
+            {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}],
+            "allocatable": {"cpu": "7910m", "memory": "31Gi", "pods": "110"}}})
+}
+
+/// The pod with index `i`, anomalous in family `i / ANOMALY_EVERY % 6`
+/// every `ANOMALY_EVERY` pods.
+pub fn pod(i: usize, nodes: usize) -> Value {
+    let rs = i / PODS_PER_REPLICASET;
+    let ns = namespace_name(i / PODS_PER_NAMESPACE);
+    let app = format!("app-{rs}");
+    let stateful = rs % 10 == 9;
+    let (name, owner) = if stateful {
+        (
+            format!("{app}-{}", i % PODS_PER_REPLICASET),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": app, "uid": format!("sts-{rs}"),
+                   "controller": true, "blockOwnerDeletion": true}),
+        )
+    } else {
+        (
+            format!("{app}-5f7b9c6d4-{i:06x}"),
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-5f7b9c6d4"),
+                   "uid": format!("rs-{rs}"), "controller": true, "blockOwnerDeletion": true}),
+        )
+    };
+    let node = format!("node-{:05}", i % nodes);
+    let image = format!("registry.example.com/team-{}/{app}:1.{}.{}", i % 40, i % 9, i % 17);
+    let sidecar = "docker.io/envoyproxy/envoy:v1.30.2";
+    let fields = |manager: &str, fields: Value| {
+        json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
+               "time": "2024-06-01T08:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields})
+    };
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "name": name, "namespace": ns, "uid": format!("8d2c5e7a-0000-4000-8000-{i:012}"),
+            "generateName": format!("{app}-5f7b9c6d4-"),
+            "creationTimestamp": "2024-06-01T08:00:00Z",
+            "labels": {"app": app, "pod-template-hash": "5f7b9c6d4", "team": format!("team-{}", i % 40),
+                       "app.kubernetes.io/name": app, "app.kubernetes.io/part-of": "shop", "version": "1.4.2"},
+            "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "8080",
+                            "kubectl.kubernetes.io/restartedAt": "2024-05-30T11:02:13Z",
+                            "checksum/config": "4f9d2b7d0c3e8a61f5b2c9d7e1a04b3c8f6e2d1a9b7c5e3f1d0a2b4c6e8f0a1b"},
+            "ownerReferences": [owner],
+            "managedFields": [
+                fields("kube-controller-manager", json!({"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, "f:team": {}},
+                    "f:ownerReferences": {".": {}, "k:{\"uid\":\"x\"}": {}}},
+                    "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:env": {".": {}, "k:{\"name\":\"LOG_LEVEL\"}": {".": {}, "f:name": {}, "f:value": {}}},
+                        "f:image": {}, "f:imagePullPolicy": {}, "f:livenessProbe": {".": {}, "f:httpGet": {".": {}, "f:path": {}, "f:port": {}}},
+                        "f:name": {}, "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}},
+                        "f:resources": {".": {}, "f:limits": {".": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}},
+                        "f:volumeMounts": {".": {}, "k:{\"mountPath\":\"/etc/app\"}": {".": {}, "f:mountPath": {}, "f:name": {}}}},
+                        "k:{\"name\":\"envoy\"}": {".": {}, "f:image": {}, "f:name": {}}},
+                        "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {},
+                        "f:securityContext": {}, "f:terminationGracePeriodSeconds": {}, "f:volumes": {".": {}, "k:{\"name\":\"config\"}": {".": {}, "f:configMap": {}, "f:name": {}}}}})),
+                fields("kube-scheduler", json!({"f:status": {"f:conditions": {".": {}, "k:{\"type\":\"PodScheduled\"}": {".": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}}}})),
+                fields("kubelet", json!({"f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                    "k:{\"type\":\"Initialized\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                    "k:{\"type\":\"Ready\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}},
+                    "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:podIPs": {".": {}, "k:{\"ip\":\"10.1.2.3\"}": {".": {}, "f:ip": {}}}, "f:startTime": {}}})),
+            ]
+        },
+        "spec": {
+            "nodeName": node, "serviceAccountName": "default", "schedulerName": "default-scheduler",
+            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
+            "priority": 0, "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority",
+            "securityContext": {"runAsNonRoot": true, "fsGroup": 2000},
+            "tolerations": [
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+            "containers": [
+                {"name": "app", "image": image, "imagePullPolicy": "IfNotPresent",
+                 "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+                 "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+                         {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
+                         {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "db", "key": "url"}}}],
+                 "resources": {"limits": {"memory": "512Mi"}, "requests": {"cpu": "250m", "memory": "256Mi"}},
+                 "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 10, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
+                 "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 5, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
+                 "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}, {"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"},
+                {"name": "envoy", "image": sidecar, "imagePullPolicy": "IfNotPresent",
+                 "args": ["--config-path", "/etc/envoy/envoy.yaml", "--log-level", "warn"],
+                 "resources": {"limits": {"memory": "256Mi"}, "requests": {"cpu": "50m", "memory": "64Mi"}},
+                 "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
+            "volumes": [
+                {"name": "config", "configMap": {"name": format!("{app}-config"), "defaultMode": 420}},
+                {"name": "kube-api-access-x7q2z", "projected": {"defaultMode": 420, "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                    {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}]}}]
+        },
+        "status": {
+            "phase": "Running", "hostIP": format!("10.0.{}.{}", (i % nodes) / 256, (i % nodes) % 256),
+            "podIP": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256),
+            "podIPs": [{"ip": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256)}],
+            "qosClass": "Burstable", "startTime": "2024-06-01T08:00:01Z",
+            "conditions": [
+                {"type": "Initialized", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:01Z"},
+                {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
+                {"type": "ContainersReady", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
+                {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:00Z"}],
+            "containerStatuses": [
+                {"name": "app", "image": image, "imageID": format!("{image}@sha256:9b2a1c3d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcdef"),
+                 "containerID": format!("containerd://{:064x}", i), "ready": true, "restartCount": 0, "started": true,
+                 "state": {"running": {"startedAt": "2024-06-01T08:00:05Z"}}, "lastState": {}},
+                {"name": "envoy", "image": sidecar, "imageID": format!("{sidecar}@sha256:1f2e3d4c5b6a79880716253443526170f1e2d3c4b5a69788796a5b4c3d2e1f00"),
+                 "containerID": format!("containerd://{:064x}", i + 1), "ready": true, "restartCount": 0, "started": true,
+                 "state": {"running": {"startedAt": "2024-06-01T08:00:04Z"}}, "lastState": {}}]
+        }
+    });
+    if i % ANOMALY_EVERY == 0 {
+        anomaly(&mut pod, FAMILIES[(i / ANOMALY_EVERY) % FAMILIES.len()], &image);
+    }
+    pod
+}
+
+fn waiting(pod: &mut Value, reason: &str, message: &str) {
+    pod["status"]["containerStatuses"][0]["ready"] = json!(false);
+    pod["status"]["containerStatuses"][0]["state"] =
+        json!({"waiting": {"reason": reason, "message": message}});
+}
+
+fn anomaly(pod: &mut Value, family: &str, image: &str) {
+    match family {
+        "terminating" => {
+            pod["metadata"]["deletionTimestamp"] = json!("2024-06-01T09:00:30Z");
+            pod["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+        }
+        "pending" => {
+            pod["spec"].as_object_mut().unwrap().remove("nodeName");
+            pod["status"] = json!({"phase": "Pending", "qosClass": "Burstable", "conditions": [
+                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": "2024-06-01T08:00:00Z",
+                 "message": "0/5000 nodes are available: 4000 Insufficient cpu, 1000 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/5000 nodes are available: 1000 Preemption is not helpful for scheduling, 4000 No preemption victims found for incoming pod."}]});
+        }
+        "image_pull" => waiting(
+            pod,
+            "ImagePullBackOff",
+            &format!("Back-off pulling image \"{image}\""),
+        ),
+        "crash_loop" => {
+            waiting(
+                pod,
+                "CrashLoopBackOff",
+                "back-off 5m0s restarting failed container=app",
+            );
+            pod["status"]["containerStatuses"][0]["restartCount"] = json!(42);
+            pod["status"]["containerStatuses"][0]["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled",
+                "startedAt": "2024-06-01T08:10:00Z", "finishedAt": "2024-06-01T08:10:30Z"}});
+        }
+        "config_error" => waiting(
+            pod,
+            "CreateContainerConfigError",
+            "configmap \"app-config\" not found",
+        ),
+        _ => {
+            pod["status"]["phase"] = json!("Pending");
+            waiting(pod, "ContainerCreating", "");
+            pod["status"]["containerStatuses"][0]["started"] = json!(false);
+        }
+    }
+}

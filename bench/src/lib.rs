@@ -1,0 +1,298 @@
+//! The benchmark: the real exporter binary against a generated cluster that
+//! the in-repo fake API server serves over real HTTP. Everything is measured
+//! from outside the exporter: its sync time through `/readyz`, its memory and
+//! CPU from `/proc`, `/metrics` as a scraper sees it.
+
+pub mod cluster;
+mod process;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fake_apiserver::FakeApiServer;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
+
+use process::ExporterProcess;
+
+pub struct Config {
+    /// The `kube-lifecycle-exporter` binary to run.
+    pub exporter: PathBuf,
+    pub pods: usize,
+    /// How long to change pods at `churn_rate` per second.
+    pub churn: Duration,
+    pub churn_rate: usize,
+    pub scrapes: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub pods: usize,
+    pub nodes: usize,
+    pub objects: usize,
+    pub bytes: usize,
+    pub pod_bytes_mean: usize,
+    pub sync_seconds: f64,
+    pub parse_only_mb_per_second: f64,
+    pub peak_rss: u64,
+    pub steady_rss: u64,
+    pub empty_rss: u64,
+    pub findings: u64,
+    pub metrics_bytes: usize,
+    pub render_median_ms: f64,
+    pub render_p99_ms: f64,
+    pub scrape_median_ms: f64,
+    pub scrape_p99_ms: f64,
+    pub churn_events_sent: usize,
+    pub churn_events_applied: f64,
+    pub churn_cpu_seconds: f64,
+    pub churn_seconds: f64,
+}
+
+impl Report {
+    pub fn ingest_mb_per_second(&self) -> f64 {
+        self.bytes as f64 / 1e6 / self.sync_seconds
+    }
+    pub fn objects_per_second(&self) -> f64 {
+        self.objects as f64 / self.sync_seconds
+    }
+    pub fn ingest_ratio(&self) -> f64 {
+        self.ingest_mb_per_second() / self.parse_only_mb_per_second
+    }
+    pub fn retained_bytes_per_pod(&self) -> f64 {
+        self.steady_rss.saturating_sub(self.empty_rss) as f64 / self.pods as f64
+    }
+    /// CPU seconds per 1,000 watch events applied.
+    pub fn cpu_per_thousand_events(&self) -> f64 {
+        self.churn_cpu_seconds / (self.churn_events_applied / 1000.0)
+    }
+    /// Share of one core used during the churn.
+    pub fn churn_core_share(&self) -> f64 {
+        self.churn_cpu_seconds / self.churn_seconds
+    }
+}
+
+/// Parses the same list bodies the exporter receives without building
+/// anything: the rate any decoder is bounded by.
+fn parse_only_rate(pages: &[String]) -> f64 {
+    // Several rounds for a stable figure on small clusters.
+    let bytes: usize = pages.iter().map(String::len).sum();
+    let rounds = (200_000_000 / bytes.max(1)).clamp(1, 20);
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for page in pages {
+            let _: IgnoredAny = serde_json::from_str(page).expect("generated JSON parses");
+        }
+    }
+    (bytes * rounds) as f64 / 1e6 / start.elapsed().as_secs_f64()
+}
+
+/// The cluster's objects as list pages of 500, the exporter's page size.
+fn pages_of(objects: &[Value]) -> Vec<String> {
+    objects
+        .chunks(500)
+        .map(|chunk| {
+            json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "1"}, "items": chunk})
+                .to_string()
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// The sum of a family's samples in an exposition.
+fn sum_of(metrics: &str, family: &str, filter: &str) -> f64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with(family) && l[family.len()..].starts_with(['{', ' ']))
+        .filter(|l| l.contains(filter))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// The exporter's resident set with an empty cluster: the base every pod adds to.
+pub async fn empty_rss(exporter: &PathBuf) -> Result<u64> {
+    let server = FakeApiServer::start().await?;
+    let dir = tempfile::tempdir()?;
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig)?;
+    let process = ExporterProcess::start(exporter, &kubeconfig)?;
+    process.wait_ready(Duration::from_secs(60)).await?;
+    // Scrape once so the exposition buffers exist, as in the measured runs.
+    process.get("/metrics").await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    process.rss()
+}
+
+pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
+    eprintln!("[{} pods] generating the cluster", config.pods);
+    let cluster = cluster::generate(config.pods);
+    let nodes = cluster
+        .others
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+        .count();
+    let all: Vec<Value> = cluster.others.iter().chain(&cluster.pods).cloned().collect();
+    let pages = pages_of(&all);
+    let bytes: usize = pages.iter().map(String::len).sum();
+    let pod_bytes: usize = cluster.pods.iter().map(|p| p.to_string().len()).sum();
+    eprintln!(
+        "[{} pods] {} objects, {:.0} MB as lists; parsing them without decoding",
+        config.pods,
+        all.len(),
+        bytes as f64 / 1e6
+    );
+    let parse_only = parse_only_rate(&pages);
+    drop(pages);
+
+    let server = FakeApiServer::start().await?;
+    // Room for the churn's changes without compaction during the run.
+    server.set_history_limit(config.churn_rate * config.churn.as_secs() as usize + 100_000);
+    for object in &all {
+        server.apply(object.clone());
+    }
+    drop(all);
+    let dir = tempfile::tempdir()?;
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig)?;
+
+    eprintln!("[{} pods] starting the exporter", config.pods);
+    let started = Instant::now();
+    let process = ExporterProcess::start(&config.exporter, &kubeconfig)?;
+    process
+        .wait_ready(Duration::from_secs(1800))
+        .await
+        .context("waiting for the first sync")?;
+    let sync_seconds = started.elapsed().as_secs_f64();
+    eprintln!("[{} pods] synced in {sync_seconds:.2} s", config.pods);
+
+    // Settle, then the steady resident set.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let steady_rss = process.rss()?;
+
+    // /metrics as a scraper sees it, and as the exporter timed its render.
+    let mut scrape_ms = Vec::new();
+    let mut render_ms = Vec::new();
+    let mut metrics = String::new();
+    for _ in 0..config.scrapes {
+        let start = Instant::now();
+        metrics = process.get("/metrics").await?;
+        scrape_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        // The gauge reports the previous render; the next scrape shows this one.
+        render_ms.push(sum_of(&metrics, "kube_lifecycle_scrape_render_duration_seconds", "") * 1000.0);
+    }
+    render_ms.remove(0);
+    scrape_ms.sort_by(f64::total_cmp);
+    render_ms.sort_by(f64::total_cmp);
+    let findings = sum_of(&metrics, "kube_lifecycle_findings", "") as u64;
+    let metrics_bytes = metrics.len();
+
+    // Churn: `churn_rate` pod changes a second, in ticks of 10 ms.
+    let applied_before = sum_of(&metrics, "kube_lifecycle_watch_events_total", "resource=\"pods\",type=\"applied\"");
+    let cpu_before = process.cpu_seconds()?;
+    let churn_start = Instant::now();
+    let per_tick = (config.churn_rate / 100).max(1);
+    let mut sent = 0;
+    let mut tick = tokio::time::interval(Duration::from_millis(10));
+    let nodes_total = nodes;
+    while churn_start.elapsed() < config.churn {
+        tick.tick().await;
+        for _ in 0..per_tick {
+            let i = (sent * 7919) % config.pods;
+            let mut pod = cluster::pod(i, nodes_total);
+            pod["metadata"]["annotations"]["bench/revision"] = json!(sent.to_string());
+            server.apply(pod);
+            sent += 1;
+        }
+    }
+    let churn_seconds = churn_start.elapsed().as_secs_f64();
+    // Let the exporter drain what was sent, then read its CPU.
+    let mut applied = 0.0;
+    for _ in 0..100 {
+        let m = process.get("/metrics").await?;
+        applied = sum_of(&m, "kube_lifecycle_watch_events_total", "resource=\"pods\",type=\"applied\"")
+            - applied_before;
+        if applied >= sent as f64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let churn_cpu_seconds = process.cpu_seconds()? - cpu_before;
+    let peak_rss = process.peak_rss()?;
+    if applied < sent as f64 * 0.99 {
+        bail!("the exporter applied {applied} of {sent} pod changes");
+    }
+    drop(process);
+
+    Ok(Report {
+        pods: config.pods,
+        nodes,
+        objects: cluster.others.len() + cluster.pods.len(),
+        bytes,
+        pod_bytes_mean: pod_bytes / config.pods.max(1),
+        sync_seconds,
+        parse_only_mb_per_second: parse_only,
+        peak_rss,
+        steady_rss,
+        empty_rss,
+        findings,
+        metrics_bytes,
+        render_median_ms: percentile(&render_ms, 0.5),
+        render_p99_ms: percentile(&render_ms, 0.99),
+        scrape_median_ms: percentile(&scrape_ms, 0.5),
+        scrape_p99_ms: percentile(&scrape_ms, 0.99),
+        churn_events_sent: sent,
+        churn_events_applied: applied,
+        churn_cpu_seconds,
+        churn_seconds,
+    })
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// One row per measure, one column per size, as Markdown.
+pub fn table(reports: &[Report]) -> String {
+    let mut out = String::from("| measure |");
+    for r in reports {
+        out.push_str(&format!(" {} pods |", r.pods));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---:|".repeat(reports.len()));
+    out.push('\n');
+    let rows: [(&str, fn(&Report) -> String); 17] = [
+        ("nodes / objects", |r| format!("{} / {}", r.nodes, r.objects)),
+        ("mean pod JSON", |r| format!("{:.1} KB", r.pod_bytes_mean as f64 / 1000.0)),
+        ("initial sync", |r| format!("{:.2} s", r.sync_seconds)),
+        ("ingest", |r| format!("{:.0} MB/s, {:.0} objects/s", r.ingest_mb_per_second(), r.objects_per_second())),
+        ("parse only (IgnoredAny)", |r| format!("{:.0} MB/s", r.parse_only_mb_per_second)),
+        ("ingest / parse only", |r| format!("{:.2}×", r.ingest_ratio())),
+        ("peak RSS", |r| format!("{:.0} MiB", mib(r.peak_rss))),
+        ("steady RSS", |r| format!("{:.0} MiB", mib(r.steady_rss))),
+        ("retained per pod", |r| format!("{:.0} B", r.retained_bytes_per_pod())),
+        ("findings", |r| r.findings.to_string()),
+        ("/metrics size", |r| format!("{:.1} MB", r.metrics_bytes as f64 / 1e6)),
+        ("/metrics render (median / p99)", |r| format!("{:.1} / {:.1} ms", r.render_median_ms, r.render_p99_ms)),
+        ("/metrics scrape (median / p99)", |r| format!("{:.1} / {:.1} ms", r.scrape_median_ms, r.scrape_p99_ms)),
+        ("churn", |r| format!("{:.0} events/s for {:.0} s", r.churn_events_sent as f64 / r.churn_seconds, r.churn_seconds)),
+        ("churn events applied", |r| format!("{:.0}", r.churn_events_applied)),
+        ("CPU per 1,000 events", |r| format!("{:.3} s", r.cpu_per_thousand_events())),
+        ("CPU at that churn", |r| format!("{:.1}% of a core", 100.0 * r.churn_core_share())),
+    ];
+    for (name, cell) in rows {
+        out.push_str(&format!("| {name} |"));
+        for r in reports {
+            out.push_str(&format!(" {} |", cell(r)));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,64 @@
+//! `cargo run --release -p lifecycle-bench -- --pods 10000,50000,150000`
+//!
+//! Runs the release exporter against generated clusters of each size and
+//! prints the figures as a Markdown table.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::Parser;
+use lifecycle_bench::{Config, empty_rss, run, table};
+
+#[derive(Parser)]
+#[command(about = "Benchmark the exporter against generated clusters")]
+struct Args {
+    /// Cluster sizes in pods, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "10000,50000,150000")]
+    pods: Vec<usize>,
+    /// The exporter binary (build it with `cargo build --release` first).
+    #[arg(long, default_value = "target/release/kube-lifecycle-exporter")]
+    exporter: PathBuf,
+    /// How long to change pods after the sync.
+    #[arg(long, default_value = "30s", value_parser = humantime_like)]
+    churn: Duration,
+    /// Pod changes per second during the churn.
+    #[arg(long, default_value_t = 1000)]
+    churn_rate: usize,
+    /// /metrics scrapes to time.
+    #[arg(long, default_value_t = 50)]
+    scrapes: usize,
+}
+
+fn humantime_like(s: &str) -> Result<Duration, String> {
+    s.strip_suffix('s')
+        .and_then(|n| n.parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("{s}: expected seconds like 30s"))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    if !args.exporter.exists() {
+        bail!(
+            "{} not found: run `cargo build --release` first or pass --exporter",
+            args.exporter.display()
+        );
+    }
+    let empty = empty_rss(&args.exporter).await?;
+    let mut reports = Vec::new();
+    for pods in &args.pods {
+        let config = Config {
+            exporter: args.exporter.clone(),
+            pods: *pods,
+            churn: args.churn,
+            churn_rate: args.churn_rate,
+            scrapes: args.scrapes,
+        };
+        reports.push(run(&config, empty).await?);
+        println!("{}", table(&reports));
+    }
+    println!("exporter RSS with an empty cluster: {:.1} MiB", empty as f64 / 1048576.0);
+    Ok(())
+}
