@@ -29,6 +29,7 @@ const BASE_KUSTOMIZATION: &str = "deploy/base/kustomization.yaml";
 const OVERLAYS: &[&str] = &[
     "deploy/overlays/kube-prometheus-stack",
     "deploy/overlays/sharded",
+    "deploy/overlays/without-prometheus-operator",
 ];
 /// The kinds kubernetes-validate has no schema for: the Prometheus Operator's.
 const CUSTOM_KINDS: &[&str] = &["ServiceMonitor", "PrometheusRule"];
@@ -74,7 +75,12 @@ fn yaml(text: &str, what: &str) -> Value {
 fn dashboard_files() -> Vec<(String, String)> {
     let mut names: Vec<String> = std::fs::read_dir(root().join("dashboards"))
         .expect("dashboards/")
-        .map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|n| n.ends_with(".json"))
         .collect();
     names.sort();
@@ -124,7 +130,11 @@ fn the_all_in_one_file_is_the_rendered_base_namespace_first() {
     let all_in_one = kustomize::documents(&read(ALL_IN_ONE), ALL_IN_ONE).unwrap();
     let ids = |objects: &[Value]| objects.iter().map(kustomize::id).collect::<Vec<_>>();
     let base = base();
-    assert_eq!(ids(&all_in_one), ids(&base), "{ALL_IN_ONE}: objects and order");
+    assert_eq!(
+        ids(&all_in_one),
+        ids(&base),
+        "{ALL_IN_ONE}: objects and order"
+    );
     for (shipped, rendered) in all_in_one.iter().zip(&base) {
         assert!(
             shipped == rendered,
@@ -154,11 +164,7 @@ fn the_prometheus_rule_is_the_rule_file_with_runbook_links_substituted() {
                 let alert = rule["alert"].as_str().expect("an alert name");
                 assert_eq!(
                     url,
-                    format!(
-                        "{}/{}",
-                        generate::RUNBOOK_PLACEHOLDER,
-                        alert.to_lowercase()
-                    )
+                    format!("{}/{}", generate::RUNBOOK_PLACEHOLDER, alert.to_lowercase())
                 );
                 rule["annotations"]["runbook_url"] = json!(format!(
                     "{}/{}",
@@ -173,7 +179,11 @@ fn the_prometheus_rule_is_the_rule_file_with_runbook_links_substituted() {
     let objects = base();
     let rule = one(&objects, "PrometheusRule");
     assert_eq!(rule["spec"]["groups"], expected);
-    assert_eq!(rule["spec"].as_object().unwrap().len(), 1, "spec: only groups");
+    assert_eq!(
+        rule["spec"].as_object().unwrap().len(),
+        1,
+        "spec: only groups"
+    );
     assert!(!read(PROMETHEUS_RULE).contains(generate::RUNBOOK_PLACEHOLDER));
 }
 
@@ -285,6 +295,16 @@ fn the_cluster_role_grants_list_and_watch_on_exactly_what_the_exporter_watches()
     assert_eq!(account["automountServiceAccountToken"], false);
 }
 
+#[test]
+fn the_overlay_without_the_operator_drops_only_its_custom_resources() {
+    let mut expected = base();
+    expected.retain(|o| !CUSTOM_KINDS.contains(&o["kind"].as_str().unwrap()));
+    assert_eq!(
+        render("deploy/overlays/without-prometheus-operator"),
+        expected
+    );
+}
+
 /// The pod templates of every workload the base and the overlays render.
 fn workloads() -> Vec<(String, Value)> {
     let mut all = Vec::new();
@@ -295,7 +315,11 @@ fn workloads() -> Vec<(String, Value)> {
             }
         }
     }
-    assert_eq!(all.len(), 1 + OVERLAYS.len(), "one workload per kustomization");
+    assert_eq!(
+        all.len(),
+        1 + OVERLAYS.len(),
+        "one workload per kustomization"
+    );
     all
 }
 
@@ -334,8 +358,14 @@ fn workloads_meet_the_restricted_pod_security_standard_and_take_no_more() {
             assert!(pod.get(key).is_none(), "{what}: {key}");
         }
         assert_eq!(security["runAsNonRoot"], true, "{what}");
-        assert!(security["runAsUser"].as_u64().is_some_and(|u| u > 0), "{what}");
-        assert_eq!(security["seccompProfile"]["type"], "RuntimeDefault", "{what}");
+        assert!(
+            security["runAsUser"].as_u64().is_some_and(|u| u > 0),
+            "{what}"
+        );
+        assert_eq!(
+            security["seccompProfile"]["type"], "RuntimeDefault",
+            "{what}"
+        );
         assert_eq!(own["allowPrivilegeEscalation"], false, "{what}");
         assert_eq!(own["readOnlyRootFilesystem"], true, "{what}");
         assert_eq!(own["capabilities"], json!({"drop": ["ALL"]}), "{what}");
@@ -352,9 +382,14 @@ fn workloads_meet_the_restricted_pod_security_standard_and_take_no_more() {
             .iter()
             .find_map(|s| s.get("serviceAccountToken"))
             .unwrap_or_else(|| panic!("{what}: a serviceAccountToken source"));
-        assert!(token.get("audience").is_none(), "{what}: the API server's audience");
         assert!(
-            token["expirationSeconds"].as_u64().is_some_and(|s| s <= 3600),
+            token.get("audience").is_none(),
+            "{what}: the API server's audience"
+        );
+        assert!(
+            token["expirationSeconds"]
+                .as_u64()
+                .is_some_and(|s| s <= 3600),
             "{what}"
         );
         assert_eq!(
@@ -400,9 +435,15 @@ fn the_service_monitor_scrapes_the_exporter_s_port_as_the_alerts_job() {
     let selector = &monitor["spec"]["selector"];
     assert_eq!(selector.as_object().unwrap().len(), 1, "{selector}");
     for (key, value) in selector["matchLabels"].as_object().unwrap() {
-        assert_eq!(&service["metadata"]["labels"][key], value, "ServiceMonitor selector {key}");
+        assert_eq!(
+            &service["metadata"]["labels"][key], value,
+            "ServiceMonitor selector {key}"
+        );
     }
-    assert_eq!(monitor["metadata"]["namespace"], service["metadata"]["namespace"]);
+    assert_eq!(
+        monitor["metadata"]["namespace"],
+        service["metadata"]["namespace"]
+    );
     let endpoints = monitor["spec"]["endpoints"].as_array().unwrap();
     assert_eq!(endpoints.len(), 1);
     let endpoint = &endpoints[0];
@@ -450,6 +491,9 @@ fn custom_resources_use_only_fields_the_operator_defines() {
     }
     for dir in std::iter::once("deploy").chain(OVERLAYS.iter().copied()) {
         let objects = render(dir);
+        if find(&objects, "ServiceMonitor").is_empty() {
+            continue; // the overlay without the operator
+        }
         for kind in CUSTOM_KINDS {
             let object = one(&objects, kind);
             within(object, &["apiVersion", "kind", "metadata", "spec"], kind);
@@ -472,7 +516,11 @@ fn custom_resources_use_only_fields_the_operator_defines() {
                 &["port", "path", "interval", "scrapeTimeout", "honorLabels"],
                 "ServiceMonitor endpoint",
             );
-            assert!(endpoint["interval"].as_str().is_some_and(|i| i.ends_with('s')));
+            assert!(
+                endpoint["interval"]
+                    .as_str()
+                    .is_some_and(|i| i.ends_with('s'))
+            );
         }
         let rule = &one(&objects, "PrometheusRule")["spec"];
         within(rule, &["groups"], "PrometheusRule spec");
@@ -484,7 +532,9 @@ fn custom_resources_use_only_fields_the_operator_defines() {
                     &["alert", "record", "expr", "for", "labels", "annotations"],
                     "rule",
                 );
-                assert!(r["expr"].is_string() && (r["alert"].is_string() || r["record"].is_string()));
+                assert!(
+                    r["expr"].is_string() && (r["alert"].is_string() || r["record"].is_string())
+                );
                 for map in ["labels", "annotations"] {
                     if let Some(m) = r.get(map) {
                         assert!(m.as_object().unwrap().values().all(Value::is_string), "{r}");
@@ -519,7 +569,10 @@ fn the_sharded_overlay_runs_the_deployment_s_pod_as_shards_of_a_stateful_set() {
     assert!(replicas > 1);
     let deployment = one(&base, "Deployment");
     assert_eq!(set["spec"]["selector"], deployment["spec"]["selector"]);
-    assert_eq!(set["spec"]["serviceName"], one(&base, "Service")["metadata"]["name"]);
+    assert_eq!(
+        set["spec"]["serviceName"],
+        one(&base, "Service")["metadata"]["name"]
+    );
 
     // The same pod but for the sharding flags and the pod name they read.
     let mut pod = set["spec"]["template"].clone();
@@ -680,7 +733,12 @@ fn every_manifest_validates_against_the_kubernetes_schemas() {
     // Every object of a kind with a schema passed against each version; only the
     // operator's kinds are skipped (checked by the test above instead).
     let lines: Vec<&str> = report.lines().collect();
-    assert!(lines.iter().all(|l| l.starts_with("INFO ") || l.starts_with("WARN ")), "{report}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("INFO ") || l.starts_with("WARN ")),
+        "{report}"
+    );
     for (path, objects) in &files {
         let file = path.to_string_lossy();
         for object in objects {
@@ -700,7 +758,10 @@ fn every_manifest_validates_against_the_kubernetes_schemas() {
                     "INFO {file} passed for resource {}/{name} against version {minor}",
                     kind.to_lowercase()
                 );
-                assert!(lines.contains(&passed.as_str()), "missing `{passed}` in\n{report}");
+                assert!(
+                    lines.contains(&passed.as_str()),
+                    "missing `{passed}` in\n{report}"
+                );
             }
         }
     }
@@ -708,8 +769,13 @@ fn every_manifest_validates_against_the_kubernetes_schemas() {
 
 #[test]
 fn kubectl_kustomize_renders_what_the_test_renderer_renders() {
-    let Ok(version) = Command::new("kubectl").args(["version", "--client"]).output() else {
-        eprintln!("SKIPPED: kubectl is not installed; tests/deploy/kustomize.rs rendered the kustomizations alone");
+    let Ok(version) = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+    else {
+        eprintln!(
+            "SKIPPED: kubectl is not installed; tests/deploy/kustomize.rs rendered the kustomizations alone"
+        );
         return;
     };
     eprintln!("{}", String::from_utf8_lossy(&version.stdout).trim());
@@ -724,8 +790,7 @@ fn kubectl_kustomize_renders_what_the_test_renderer_renders() {
             "kubectl kustomize {dir}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let rendered =
-            kustomize::documents(&String::from_utf8_lossy(&output.stdout), dir).unwrap();
+        let rendered = kustomize::documents(&String::from_utf8_lossy(&output.stdout), dir).unwrap();
         assert_eq!(rendered, render(dir), "kubectl kustomize {dir}");
     }
 }
@@ -738,10 +803,14 @@ fn the_test_renderer_refuses_what_it_does_not_know() {
         "cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\ndata:\n  k: v\n",
     );
-    let head = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n";
+    let head =
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n";
     let cases = [
         ("namePrefix: x-\n", "not supported"),
-        ("patches:\n  - target: {kind: ConfigMap}\n    patch: 'x'\n", "exactly one"),
+        (
+            "patches:\n  - target: {kind: ConfigMap}\n    patch: 'x'\n",
+            "exactly one",
+        ),
         (
             "patches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: a, namespace: ns}\n      data: [1]\n",
             "lists are not supported",
@@ -758,10 +827,14 @@ fn the_test_renderer_refuses_what_it_does_not_know() {
     }
     write(
         "kustomization.yaml",
-        &format!("{head}patches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {{name: a, namespace: ns, labels: {{x: z}}}}\n      data: {{k: w}}\n"),
+        &format!(
+            "{head}patches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {{name: a, namespace: ns, labels: {{x: z}}}}\n      data: {{k: w}}\n"
+        ),
     );
     assert_eq!(
         kustomize::render(dir.path()).unwrap(),
-        vec![json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "ns", "labels": {"x": "z"}}, "data": {"k": "w"}})]
+        vec![
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "ns", "labels": {"x": "z"}}, "data": {"k": "w"}})
+        ]
     );
 }

@@ -65,7 +65,7 @@ pub fn documents(text: &str, what: &str) -> Result<Vec<Value>, String> {
 /// kustomize's default order: by kind (the lists above, other kinds between them
 /// by group/version/kind), then by namespace and name.
 pub fn sort(objects: &mut [Value]) {
-    objects.sort_by(|a, b| compare(a, b));
+    objects.sort_by(compare);
 }
 
 fn compare(a: &Value, b: &Value) -> Ordering {
@@ -82,14 +82,23 @@ fn compare(a: &Value, b: &Value) -> Ordering {
     let gvk = |o: &Value| {
         let api_version = o["apiVersion"].as_str().unwrap_or_default();
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        format!("{}.{version}.{group}", o["kind"].as_str().unwrap_or_default())
+        format!(
+            "{}.{version}.{group}",
+            o["kind"].as_str().unwrap_or_default()
+        )
     };
     let key = |o: &Value| {
         (
             rank(o),
             gvk(o),
-            o["metadata"]["namespace"].as_str().unwrap_or_default().to_string(),
-            o["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+            o["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            o["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
         )
     };
     key(a).cmp(&key(b))
@@ -162,7 +171,11 @@ fn build(dir: &Path) -> Result<Vec<Value>, String> {
 
     for patch in kustomization
         .get("patches")
-        .map(|p| p.as_array().cloned().ok_or(format!("{what}: patches: not a list")))
+        .map(|p| {
+            p.as_array()
+                .cloned()
+                .ok_or(format!("{what}: patches: not a list"))
+        })
         .transpose()?
         .unwrap_or_default()
     {
@@ -209,7 +222,10 @@ fn apply(objects: &mut Vec<Value>, mut patch: Value) -> Result<(), String> {
         .filter(|i| id(&objects[*i]) == target)
         .collect();
     let [index] = matches[..] else {
-        return Err(format!("matches {} objects, not one: {target}", matches.len()));
+        return Err(format!(
+            "matches {} objects, not one: {target}",
+            matches.len()
+        ));
     };
     let Some(patch_map) = patch.as_object_mut() else {
         return Err("not a map".into());
