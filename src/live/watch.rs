@@ -47,6 +47,20 @@ pub const WATCHED_KINDS: [Kind; 8] = [
     Kind::Event,
 ];
 
+/// What kube-runtime's watcher does with a resource: one list, then watches.
+/// Nothing is read by name, so RBAC needs no `get`.
+pub const VERBS: [&str; 2] = ["list", "watch"];
+
+/// The (API group, resource) pairs the exporter reads, as RBAC rules spell them
+/// (`""` is the core group). The ClusterRole in `deploy/` grants [`VERBS`] on
+/// exactly these; tests/deploy.rs checks it.
+pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
+    WATCHED_KINDS
+        .iter()
+        .map(|kind| (group(*kind), plural(*kind)))
+        .collect()
+}
+
 /// The watches to run: cluster-scoped kinds once; namespaced kinds once for all
 /// namespaces, or once per namespace given with `--namespace`.
 ///
@@ -373,8 +387,9 @@ fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
                 verb,
                 api_group,
                 error = %message,
-                "permission denied: the exporter's ServiceAccount needs get, list and watch on {resource}; \
-                 findings that depend on it are missing until RBAC allows it (other resources keep working)"
+                "permission denied: the exporter's ServiceAccount needs {} on {resource}; \
+                 findings that depend on it are missing until RBAC allows it (other resources keep working)",
+                VERBS.join(" and ")
             );
         }
         ("expired", _) => tracing::info!(
