@@ -9,8 +9,9 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src/ src/
 COPY docs/runbooks/ docs/runbooks/
-# A workspace member: cargo reads its manifest even when building another member.
+# Workspace members: cargo reads their manifests even when building another member.
 COPY fake-apiserver/ fake-apiserver/
+COPY bench/ bench/
 RUN cargo build --release --locked --bin kube-lifecycle-exporter
 
 # Runtime stage: distroless "cc" (glibc and libgcc, no shell, no package manager),
