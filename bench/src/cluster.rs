@@ -113,7 +113,12 @@ pub fn pod(i: usize, nodes: usize) -> Value {
         )
     };
     let node = format!("node-{:05}", i % nodes);
-    let image = format!("registry.example.com/team-{}/{app}:1.{}.{}", i % 40, i % 9, i % 17);
+    let image = format!(
+        "registry.example.com/team-{}/{app}:1.{}.{}",
+        i % 40,
+        i % 9,
+        i % 17
+    );
     let sidecar = "docker.io/envoyproxy/envoy:v1.30.2";
     let fields = |manager: &str, fields: Value| {
         json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
@@ -157,10 +162,18 @@ pub fn pod(i: usize, nodes: usize) -> Value {
             "tolerations": [
                 {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
                 {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+            "initContainers": [
+                {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36", "imagePullPolicy": "IfNotPresent",
+                 "command": ["sh", "-c", "until nc -z db.shop.svc.cluster.local 5432; do echo waiting for db; sleep 2; done"],
+                 "resources": {"limits": {"memory": "32Mi"}, "requests": {"cpu": "10m", "memory": "16Mi"}},
+                 "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
             "containers": [
                 {"name": "app", "image": image, "imagePullPolicy": "IfNotPresent",
                  "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
-                 "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+                 "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "HTTP_PORT", "value": "8080"},
+                         {"name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://otel-collector.observability.svc.cluster.local:4317"},
+                         {"name": "OTEL_SERVICE_NAME", "value": app}, {"name": "GOMAXPROCS", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1"}}}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
                          {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
                          {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "db", "key": "url"}}}],
                  "resources": {"limits": {"memory": "512Mi"}, "requests": {"cpu": "250m", "memory": "256Mi"}},
@@ -190,6 +203,13 @@ pub fn pod(i: usize, nodes: usize) -> Value {
                 {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
                 {"type": "ContainersReady", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
                 {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:00Z"}],
+            "initContainerStatuses": [
+                {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36",
+                 "imageID": "docker.io/library/busybox@sha256:768e5c6f5cb6db0794eec98dc7a967f40631746c32232b78a3105fb946f3ab83",
+                 "containerID": format!("containerd://{:064x}", i + 2), "ready": true, "restartCount": 0, "started": false,
+                 "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2024-06-01T08:00:01Z",
+                                          "finishedAt": "2024-06-01T08:00:03Z", "containerID": format!("containerd://{:064x}", i + 2)}},
+                 "lastState": {}}],
             "containerStatuses": [
                 {"name": "app", "image": image, "imageID": format!("{image}@sha256:9b2a1c3d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcdef"),
                  "containerID": format!("containerd://{:064x}", i), "ready": true, "restartCount": 0, "started": true,
@@ -200,7 +220,11 @@ pub fn pod(i: usize, nodes: usize) -> Value {
         }
     });
     if i % ANOMALY_EVERY == 0 {
-        anomaly(&mut pod, FAMILIES[(i / ANOMALY_EVERY) % FAMILIES.len()], &image);
+        anomaly(
+            &mut pod,
+            FAMILIES[(i / ANOMALY_EVERY) % FAMILIES.len()],
+            &image,
+        );
     }
     pod
 }

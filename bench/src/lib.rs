@@ -89,7 +89,7 @@ fn parse_only_rate(pages: &[String]) -> f64 {
 }
 
 /// The cluster's objects as list pages of 500, the exporter's page size.
-fn pages_of(objects: &[Value]) -> Vec<String> {
+fn pages_of(objects: &[&Value]) -> Vec<String> {
     objects
         .chunks(500)
         .map(|chunk| {
@@ -139,14 +139,15 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         .iter()
         .filter(|o| o["kind"] == "Node")
         .count();
-    let all: Vec<Value> = cluster.others.iter().chain(&cluster.pods).cloned().collect();
+    let all: Vec<&Value> = cluster.others.iter().chain(&cluster.pods).collect();
+    let objects = all.len();
     let pages = pages_of(&all);
     let bytes: usize = pages.iter().map(String::len).sum();
     let pod_bytes: usize = cluster.pods.iter().map(|p| p.to_string().len()).sum();
     eprintln!(
         "[{} pods] {} objects, {:.0} MB as lists; parsing them without decoding",
         config.pods,
-        all.len(),
+        objects,
         bytes as f64 / 1e6
     );
     let parse_only = parse_only_rate(&pages);
@@ -155,10 +156,11 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let server = FakeApiServer::start().await?;
     // Room for the churn's changes without compaction during the run.
     server.set_history_limit(config.churn_rate * config.churn.as_secs() as usize + 100_000);
-    for object in &all {
+    for object in all {
         server.apply(object.clone());
     }
-    drop(all);
+    // The server holds the objects now; the churn regenerates the pods it changes.
+    drop(cluster);
     let dir = tempfile::tempdir()?;
     let kubeconfig = dir.path().join("kubeconfig");
     server.write_kubeconfig(&kubeconfig)?;
@@ -186,7 +188,13 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         metrics = process.get("/metrics").await?;
         scrape_ms.push(start.elapsed().as_secs_f64() * 1000.0);
         // The gauge reports the previous render; the next scrape shows this one.
-        render_ms.push(sum_of(&metrics, "kube_lifecycle_scrape_render_duration_seconds", "") * 1000.0);
+        render_ms.push(
+            sum_of(
+                &metrics,
+                "kube_lifecycle_scrape_render_duration_seconds",
+                "",
+            ) * 1000.0,
+        );
     }
     render_ms.remove(0);
     scrape_ms.sort_by(f64::total_cmp);
@@ -195,7 +203,11 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let metrics_bytes = metrics.len();
 
     // Churn: `churn_rate` pod changes a second, in ticks of 10 ms.
-    let applied_before = sum_of(&metrics, "kube_lifecycle_watch_events_total", "resource=\"pods\",type=\"applied\"");
+    let applied_before = sum_of(
+        &metrics,
+        "kube_lifecycle_watch_events_total",
+        "resource=\"pods\",type=\"applied\"",
+    );
     let cpu_before = process.cpu_seconds()?;
     let churn_start = Instant::now();
     let per_tick = (config.churn_rate / 100).max(1);
@@ -217,8 +229,11 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let mut applied = 0.0;
     for _ in 0..100 {
         let m = process.get("/metrics").await?;
-        applied = sum_of(&m, "kube_lifecycle_watch_events_total", "resource=\"pods\",type=\"applied\"")
-            - applied_before;
+        applied = sum_of(
+            &m,
+            "kube_lifecycle_watch_events_total",
+            "resource=\"pods\",type=\"applied\"",
+        ) - applied_before;
         if applied >= sent as f64 {
             break;
         }
@@ -234,7 +249,7 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     Ok(Report {
         pods: config.pods,
         nodes,
-        objects: cluster.others.len() + cluster.pods.len(),
+        objects,
         bytes,
         pod_bytes_mean: pod_bytes / config.pods.max(1),
         sync_seconds,
@@ -269,23 +284,57 @@ pub fn table(reports: &[Report]) -> String {
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
     let rows: [(&str, fn(&Report) -> String); 17] = [
-        ("nodes / objects", |r| format!("{} / {}", r.nodes, r.objects)),
-        ("mean pod JSON", |r| format!("{:.1} KB", r.pod_bytes_mean as f64 / 1000.0)),
+        ("nodes / objects", |r| {
+            format!("{} / {}", r.nodes, r.objects)
+        }),
+        ("mean pod JSON", |r| {
+            format!("{:.1} KB", r.pod_bytes_mean as f64 / 1000.0)
+        }),
         ("initial sync", |r| format!("{:.2} s", r.sync_seconds)),
-        ("ingest", |r| format!("{:.0} MB/s, {:.0} objects/s", r.ingest_mb_per_second(), r.objects_per_second())),
-        ("parse only (IgnoredAny)", |r| format!("{:.0} MB/s", r.parse_only_mb_per_second)),
-        ("ingest / parse only", |r| format!("{:.2}×", r.ingest_ratio())),
+        ("ingest", |r| {
+            format!(
+                "{:.0} MB/s, {:.0} objects/s",
+                r.ingest_mb_per_second(),
+                r.objects_per_second()
+            )
+        }),
+        ("parse only (IgnoredAny)", |r| {
+            format!("{:.0} MB/s", r.parse_only_mb_per_second)
+        }),
+        ("ingest / parse only", |r| {
+            format!("{:.2}×", r.ingest_ratio())
+        }),
         ("peak RSS", |r| format!("{:.0} MiB", mib(r.peak_rss))),
         ("steady RSS", |r| format!("{:.0} MiB", mib(r.steady_rss))),
-        ("retained per pod", |r| format!("{:.0} B", r.retained_bytes_per_pod())),
+        ("retained per pod", |r| {
+            format!("{:.0} B", r.retained_bytes_per_pod())
+        }),
         ("findings", |r| r.findings.to_string()),
-        ("/metrics size", |r| format!("{:.1} MB", r.metrics_bytes as f64 / 1e6)),
-        ("/metrics render (median / p99)", |r| format!("{:.1} / {:.1} ms", r.render_median_ms, r.render_p99_ms)),
-        ("/metrics scrape (median / p99)", |r| format!("{:.1} / {:.1} ms", r.scrape_median_ms, r.scrape_p99_ms)),
-        ("churn", |r| format!("{:.0} events/s for {:.0} s", r.churn_events_sent as f64 / r.churn_seconds, r.churn_seconds)),
-        ("churn events applied", |r| format!("{:.0}", r.churn_events_applied)),
-        ("CPU per 1,000 events", |r| format!("{:.3} s", r.cpu_per_thousand_events())),
-        ("CPU at that churn", |r| format!("{:.1}% of a core", 100.0 * r.churn_core_share())),
+        ("/metrics size", |r| {
+            format!("{:.1} MB", r.metrics_bytes as f64 / 1e6)
+        }),
+        ("/metrics render (median / p99)", |r| {
+            format!("{:.1} / {:.1} ms", r.render_median_ms, r.render_p99_ms)
+        }),
+        ("/metrics scrape (median / p99)", |r| {
+            format!("{:.1} / {:.1} ms", r.scrape_median_ms, r.scrape_p99_ms)
+        }),
+        ("churn", |r| {
+            format!(
+                "{:.0} events/s for {:.0} s",
+                r.churn_events_sent as f64 / r.churn_seconds,
+                r.churn_seconds
+            )
+        }),
+        ("churn events applied", |r| {
+            format!("{:.0}", r.churn_events_applied)
+        }),
+        ("CPU per 1,000 events", |r| {
+            format!("{:.3} s", r.cpu_per_thousand_events())
+        }),
+        ("CPU at that churn", |r| {
+            format!("{:.1}% of a core", 100.0 * r.churn_core_share())
+        }),
     ];
     for (name, cell) in rows {
         out.push_str(&format!("| {name} |"));

@@ -59,6 +59,9 @@ async fn main() -> Result<()> {
         reports.push(run(&config, empty).await?);
         println!("{}", table(&reports));
     }
-    println!("exporter RSS with an empty cluster: {:.1} MiB", empty as f64 / 1048576.0);
+    println!(
+        "exporter RSS with an empty cluster: {:.1} MiB",
+        empty as f64 / 1048576.0
+    );
     Ok(())
 }

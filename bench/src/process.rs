@@ -16,7 +16,14 @@ pub struct ExporterProcess {
 impl ExporterProcess {
     pub fn start(binary: &Path, kubeconfig: &Path) -> Result<Self> {
         let mut child = Command::new(binary)
-            .args(["serve", "--listen", "127.0.0.1:0", "--log-format", "json", "--kubeconfig"])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--log-format",
+                "json",
+                "--kubeconfig",
+            ])
             .arg(kubeconfig)
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
@@ -49,7 +56,9 @@ impl ExporterProcess {
         Ok(ExporterProcess {
             child,
             base: format!("http://{address}"),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(120)).build()?,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(120))
+                .build()?,
         })
     }
 

@@ -227,8 +227,8 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
     let last: Option<&Terminated> = status
         .last_state
         .terminated
-        .as_ref()
-        .or(status.state.terminated.as_ref());
+        .as_deref()
+        .or(status.state.terminated.as_deref());
     let cause = match last.map(|t| t.reason.as_str()) {
         Some("OOMKilled") => CrashLoopCause::OomKilled,
         Some("Error") => CrashLoopCause::Error,

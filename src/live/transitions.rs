@@ -32,7 +32,7 @@ fn ready(pod: &Pod) -> Option<&crate::model::Condition> {
     pod.status
         .conditions
         .ready
-        .as_ref()
+        .as_deref()
         .filter(|c| c.status == ConditionStatus::True)
 }
 

@@ -128,12 +128,13 @@ pub struct PodStatus {
 }
 
 /// The pod conditions the diagnosis reads; the others are dropped while parsing.
+/// Boxed, as most pods of a large cluster carry a few of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodConditions {
-    pub pod_scheduled: Option<Condition>,
-    pub ready: Option<Condition>,
+    pub pod_scheduled: Option<Box<Condition>>,
+    pub ready: Option<Box<Condition>>,
     /// Why the pod is being disrupted (taint eviction, preemption, API eviction), 1.26+.
-    pub disruption_target: Option<Condition>,
+    pub disruption_target: Option<Box<Condition>>,
 }
 
 fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
@@ -146,7 +147,7 @@ fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodCondi
             "DisruptionTarget" => &mut kept.disruption_target,
             _ => continue,
         };
-        *slot = Some(condition);
+        *slot = Some(Box::new(condition));
     }
     Ok(kept)
 }
@@ -168,14 +169,16 @@ pub struct ContainerStatus {
     pub last_state: ContainerState,
 }
 
+/// Waiting and terminated states are boxed: most containers of a large
+/// cluster are running, and an empty state then costs two pointers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct ContainerState {
     #[serde(default)]
-    pub waiting: Option<Waiting>,
+    pub waiting: Option<Box<Waiting>>,
     #[serde(default)]
     pub running: Option<Running>,
     #[serde(default)]
-    pub terminated: Option<Terminated>,
+    pub terminated: Option<Box<Terminated>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
