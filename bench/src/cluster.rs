@@ -219,7 +219,7 @@ pub fn pod(i: usize, nodes: usize) -> Value {
                  "state": {"running": {"startedAt": "2024-06-01T08:00:04Z"}}, "lastState": {}}]
         }
     });
-    if i % ANOMALY_EVERY == 0 {
+    if i.is_multiple_of(ANOMALY_EVERY) {
         anomaly(
             &mut pod,
             FAMILIES[(i / ANOMALY_EVERY) % FAMILIES.len()],

@@ -20,6 +20,18 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
+/// Like [`nullable`] for a list, with its spare capacity released: a list grows
+/// by doubling while it is parsed, and a model of 150,000 pods keeps every one.
+pub(crate) fn compact<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let mut list: Vec<T> = nullable(deserializer)?;
+    list.shrink_to_fit();
+    Ok(list)
+}
+
 /// A field whose content the diagnosis never reads: it is skipped while parsing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NotKept;
@@ -60,9 +72,9 @@ pub struct Meta<L = NotKept> {
     pub deletion_timestamp: Option<Time>,
     #[serde(default)]
     pub deletion_grace_period_seconds: Option<i64>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "compact")]
     pub finalizers: Vec<String>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "compact")]
     pub owner_references: Vec<OwnerReference>,
     #[serde(default, deserialize_with = "nullable")]
     pub labels: L,

@@ -10,7 +10,9 @@ mod node;
 mod pod;
 mod workload;
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use meta::{
@@ -240,7 +242,8 @@ impl EventStore {
 /// The cluster as the diagnosis sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
-    pods: BTreeMap<ObjectKey, Pod>,
+    /// Pods by key; the key is shared with the two pod indexes rather than copied.
+    pods: BTreeMap<Arc<ObjectKey>, Pod>,
     nodes: BTreeMap<String, Node>,
     namespaces: BTreeMap<String, Namespace>,
     deployments: BTreeMap<ObjectKey, Deployment>,
@@ -248,24 +251,24 @@ pub struct Cluster {
     stateful_sets: BTreeMap<ObjectKey, StatefulSet>,
     daemon_sets: BTreeMap<ObjectKey, DaemonSet>,
     events: EventStore,
-    pods_by_node: BTreeMap<String, BTreeSet<ObjectKey>>,
-    pods_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    pods_by_node: BTreeMap<String, BTreeSet<Arc<ObjectKey>>>,
+    pods_by_owner: BTreeMap<OwnerKey, BTreeSet<Arc<ObjectKey>>>,
     replica_sets_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
     listed: BTreeSet<Kind>,
 }
 
-fn index_insert(
-    index: &mut BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+fn index_insert<K: Ord + Clone>(
+    index: &mut BTreeMap<OwnerKey, BTreeSet<K>>,
     owner: Option<OwnerKey>,
-    key: &ObjectKey,
+    key: &K,
 ) {
     if let Some(owner) = owner {
         index.entry(owner).or_default().insert(key.clone());
     }
 }
 
-fn index_remove(
-    index: &mut BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+fn index_remove<K: Ord + Borrow<ObjectKey>>(
+    index: &mut BTreeMap<OwnerKey, BTreeSet<K>>,
     owner: Option<OwnerKey>,
     key: &ObjectKey,
 ) {
@@ -291,6 +294,7 @@ impl Cluster {
         match object {
             Object::Pod(pod) => {
                 self.unindex_pod(&key);
+                let key = Arc::new(key);
                 self.index_pod(&key, &pod);
                 self.pods.insert(key, pod);
             }
@@ -399,8 +403,8 @@ impl Cluster {
         fn named<T>(m: &BTreeMap<String, T>) -> Vec<ObjectKey> {
             m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
         }
-        fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
-            m.keys().cloned().collect()
+        fn keyed<K: Borrow<ObjectKey>, T>(m: &BTreeMap<K, T>) -> Vec<ObjectKey> {
+            m.keys().map(|k| k.borrow().clone()).collect()
         }
         match kind {
             Kind::Pod => keyed(&self.pods),
@@ -465,7 +469,7 @@ impl Cluster {
         }
     }
 
-    fn index_pod(&mut self, key: &ObjectKey, pod: &Pod) {
+    fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Pod) {
         if !pod.spec.node_name.is_empty() {
             self.pods_by_node
                 .entry(pod.spec.node_name.clone())

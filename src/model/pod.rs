@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Deserializer};
 
-use super::meta::{Condition, ConditionStatus, Meta, Time, nullable};
+use super::meta::{Condition, ConditionStatus, Meta, Time, compact, nullable};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Pod {
@@ -14,19 +14,48 @@ pub struct Pod {
     pub status: PodStatus,
 }
 
+/// The pod spec as the diagnosis keeps it: of the containers, only the host
+/// ports they claim (a pod of a large cluster rarely claims any).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "PodSpecWire")]
 pub struct PodSpec {
-    #[serde(default, deserialize_with = "nullable")]
     pub node_name: String,
-    #[serde(default, deserialize_with = "nullable")]
     pub host_network: bool,
-    #[serde(default, deserialize_with = "nullable")]
     pub scheduling_gates: Vec<SchedulingGate>,
+    /// What the containers and init containers claim on the node, sorted, no duplicates.
+    pub host_ports: Vec<HostPort>,
+}
+
+/// `spec` as the API prints it, before the containers are reduced to host ports.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PodSpecWire {
     #[serde(default, deserialize_with = "nullable")]
-    pub containers: Vec<ContainerSpec>,
+    node_name: String,
     #[serde(default, deserialize_with = "nullable")]
-    pub init_containers: Vec<ContainerSpec>,
+    host_network: bool,
+    #[serde(default, deserialize_with = "compact")]
+    scheduling_gates: Vec<SchedulingGate>,
+    #[serde(default, deserialize_with = "nullable")]
+    containers: Vec<ContainerSpec>,
+    #[serde(default, deserialize_with = "nullable")]
+    init_containers: Vec<ContainerSpec>,
+}
+
+impl From<PodSpecWire> for PodSpec {
+    fn from(wire: PodSpecWire) -> Self {
+        let mut ports = host_ports(&wire.containers, wire.host_network);
+        ports.extend(host_ports(&wire.init_containers, wire.host_network));
+        ports.sort();
+        ports.dedup();
+        ports.shrink_to_fit();
+        PodSpec {
+            node_name: wire.node_name,
+            host_network: wire.host_network,
+            scheduling_gates: wire.scheduling_gates,
+            host_ports: ports,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -121,9 +150,9 @@ pub struct PodStatus {
     pub conditions: PodConditions,
     #[serde(default)]
     pub start_time: Option<Time>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "compact")]
     pub container_statuses: Vec<ContainerStatus>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, deserialize_with = "compact")]
     pub init_container_statuses: Vec<ContainerStatus>,
 }
 
@@ -266,15 +295,9 @@ impl Pod {
             )
     }
 
-    pub fn host_ports(&self) -> Vec<HostPort> {
-        let mut ports = host_ports(&self.spec.containers, self.spec.host_network);
-        ports.extend(host_ports(
-            &self.spec.init_containers,
-            self.spec.host_network,
-        ));
-        ports.sort();
-        ports.dedup();
-        ports
+    /// The host ports the pod's containers and init containers claim.
+    pub fn host_ports(&self) -> &[HostPort] {
+        &self.spec.host_ports
     }
 
     /// When the scheduler bound the pod, if it says so.
@@ -330,6 +353,32 @@ mod tests {
             pod.scheduled_at().unwrap().to_string(),
             "2024-05-01T10:00:00Z"
         );
+    }
+
+    #[test]
+    fn containers_are_reduced_to_their_host_ports_and_lists_hold_no_slack() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080}]},
+                                      {"name":"b"},{"name":"c","ports":[{"containerPort":81}]}],
+                        "initContainers":[{"name":"i","ports":[{"containerPort":53,"hostPort":53,"protocol":"UDP"},
+                                                               {"containerPort":80,"hostPort":8080}]}]},
+                "status":{"containerStatuses":[{"name":"a"},{"name":"b"},{"name":"c"}],
+                          "initContainerStatuses":[{"name":"i"}]}}"#,
+        )
+        .unwrap();
+        let ports: Vec<_> = pod
+            .host_ports()
+            .iter()
+            .map(|p| (p.port, p.protocol.as_str()))
+            .collect();
+        assert_eq!(ports, vec![(53, "UDP"), (8080, "TCP")]);
+        for list in [
+            &pod.status.container_statuses,
+            &pod.status.init_container_statuses,
+        ] {
+            assert_eq!(list.capacity(), list.len());
+        }
+        assert_eq!(pod.spec.host_ports.capacity(), 2);
     }
 
     #[test]

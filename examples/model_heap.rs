@@ -1,0 +1,109 @@
+//! How many heap bytes the model keeps per pod, counted by the allocator rather
+//! than read from the resident set (which adds the allocator's own overhead and
+//! what it has not returned to the system).
+//!
+//! ```sh
+//! cargo run --release --example model_heap -- 150000
+//! ```
+//!
+//! The pods are the benchmark's (`bench/src/cluster.rs`, about 8 KB of JSON each).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use kube_lifecycle_exporter::dump;
+use kube_lifecycle_exporter::model::Pod;
+use lifecycle_bench::cluster;
+use serde_json::{Value, json};
+
+/// The system allocator, counting the bytes live.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn live() -> isize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+fn list(items: &[Value]) -> String {
+    json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()
+}
+
+fn main() {
+    let pods: usize = match std::env::args().nth(1) {
+        None => 10_000,
+        Some(arg) => arg.parse().unwrap_or_else(|_| {
+            eprintln!("usage: model_heap [PODS]  (a count of pods, got {arg:?})");
+            std::process::exit(2)
+        }),
+    };
+    let generated = cluster::generate(pods);
+    let pod_texts: Vec<String> = generated.pods.iter().map(Value::to_string).collect();
+    let json_bytes: usize = pod_texts.iter().map(String::len).sum();
+    let pods_only = list(&generated.pods);
+    let everything = list(
+        &generated
+            .others
+            .iter()
+            .chain(&generated.pods)
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    drop(generated);
+
+    // The slim pods alone, in a vector of exactly their number.
+    let before = live();
+    let mut slim: Vec<Pod> = Vec::with_capacity(pods);
+    slim.extend(
+        pod_texts
+            .iter()
+            .map(|t| serde_json::from_str::<Pod>(t).expect("generated pods decode")),
+    );
+    let slim_bytes = live() - before;
+    drop(slim);
+    drop(pod_texts);
+
+    let per_pod = |bytes: isize| bytes as f64 / pods as f64;
+    println!(
+        "pods: {pods}, mean JSON {:.0} B",
+        json_bytes as f64 / pods as f64
+    );
+    println!(
+        "slim pod: {} B inline, {:.0} B with its heap",
+        std::mem::size_of::<Pod>(),
+        per_pod(slim_bytes)
+    );
+    for (what, text) in [
+        ("model of the pods", pods_only),
+        ("model of everything", everything),
+    ] {
+        let before = live();
+        let loaded = dump::load_str(&text).expect("generated lists load");
+        let held = live() - before;
+        println!("{what}: {:.0} B per pod (indexes included)", per_pod(held));
+        drop(loaded);
+    }
+}
