@@ -43,7 +43,7 @@ const CONFIG_REASONS: &[&str] = &[
 ];
 
 pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
-    for pod in cluster.pods().filter(|p| {
+    for pod in cluster.unsettled_pods().filter(|p| {
         !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
     }) {
         let mut creating =

@@ -12,7 +12,7 @@ use super::{Cause, Detail, Finding, PendingCause, Settings, namespace_of};
 pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
     out.extend(
         cluster
-            .pods()
+            .unsettled_pods()
             .filter(|p| {
                 p.status.phase == PodPhase::Pending
                     && p.spec.node_name.is_empty()

@@ -22,7 +22,7 @@ use super::classify::{self, TerminationEvent};
 use super::{Cause, Detail, Finding, TerminatingCause, namespace_of, node_of};
 
 pub(super) fn diagnose(cluster: &Cluster, now: Time, out: &mut Vec<Finding>) {
-    for pod in cluster.pods().filter(|p| p.is_terminating()) {
+    for pod in cluster.unsettled_pods().filter(|p| p.is_terminating()) {
         let (Some(requested), Some(deadline)) =
             (pod.deletion_requested(), pod.metadata.deletion_timestamp)
         else {

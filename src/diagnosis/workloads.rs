@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Cluster, DaemonSet, Deployment, HostPort, Kind, Pod, StatefulSet, Time, host_ports,
+    Cluster, DaemonSet, Deployment, HostPort, Kind, Pod, ReplicaSet, StatefulSet, Time, host_ports,
 };
 
 use super::classify;
@@ -95,34 +95,34 @@ fn blocked_finding(
     })
 }
 
+/// The pods a ReplicaSet controls.
+fn pods_of<'a>(cluster: &'a Cluster, rs: &'a ReplicaSet) -> impl Iterator<Item = &'a Pod> + 'a {
+    let m = &rs.metadata;
+    cluster.pods_owned_by(Kind::ReplicaSet, &m.namespace, &m.name, &m.uid)
+}
+
 fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
     if !d.is_recreate() || d.spec.paused || d.desired_replicas() == 0 {
         return None;
     }
-    let owned = |rs_name: &str, rs_uid: &str| {
-        cluster
-            .pods_owned_by(Kind::ReplicaSet, &d.metadata.namespace, rs_name, rs_uid)
-            .collect::<Vec<_>>()
-    };
     let (old, current): (Vec<_>, Vec<_>) = cluster
         .replica_sets_of(d)
         .partition(|rs| rs.desired_replicas() == 0);
-    // Recreate scales the new ReplicaSet up only after the old pods are gone: a
-    // live pod of a scaled-up ReplicaSet means the rollout is past that point.
-    let rollout_moved_on = current.iter().any(|rs| {
-        owned(&rs.metadata.name, &rs.metadata.uid)
-            .iter()
-            .any(|p| !p.is_terminating())
-    });
-    if rollout_moved_on {
-        return None;
-    }
+    // Old ReplicaSets kept as revision history own no pods: the cheap check first.
     let blocking: Vec<&Pod> = old
         .iter()
-        .flat_map(|rs| owned(&rs.metadata.name, &rs.metadata.uid))
+        .flat_map(|rs| pods_of(cluster, rs))
         .filter(|p| !p.status.phase.is_terminal())
         .collect();
     if blocking.is_empty() {
+        return None;
+    }
+    // Recreate scales the new ReplicaSet up only after the old pods are gone: a
+    // live pod of a scaled-up ReplicaSet means the rollout is past that point.
+    let rollout_moved_on = current
+        .iter()
+        .any(|rs| pods_of(cluster, rs).any(|p| !p.is_terminating()));
+    if rollout_moved_on {
         return None;
     }
     blocked_finding(

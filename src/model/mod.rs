@@ -242,8 +242,11 @@ impl EventStore {
 /// The cluster as the diagnosis sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
-    /// Pods by key; the key is shared with the two pod indexes rather than copied.
-    pods: BTreeMap<Arc<ObjectKey>, Pod>,
+    /// Pods by key; the key is shared with the indexes rather than copied. A
+    /// hash map: the diagnoses look pods up by key (through the indexes) far more
+    /// often than they walk them, and nothing depends on the walking order
+    /// (findings are sorted). Boxed, so the table's empty slots cost a pointer.
+    pods: HashMap<Arc<ObjectKey>, Box<Pod>>,
     nodes: BTreeMap<String, Node>,
     namespaces: BTreeMap<String, Namespace>,
     deployments: BTreeMap<ObjectKey, Deployment>,
@@ -253,6 +256,10 @@ pub struct Cluster {
     events: EventStore,
     pods_by_node: BTreeMap<String, BTreeSet<Arc<ObjectKey>>>,
     pods_by_owner: BTreeMap<OwnerKey, BTreeSet<Arc<ObjectKey>>>,
+    /// Pods that are not simply running (see [`Pod::is_settled`]): the only
+    /// ones the per-pod diagnoses look at, so a scrape walks a few percent of a
+    /// large cluster's pods instead of all of them.
+    unsettled_pods: BTreeSet<Arc<ObjectKey>>,
     replica_sets_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
     listed: BTreeSet<Kind>,
 }
@@ -296,7 +303,7 @@ impl Cluster {
                 self.unindex_pod(&key);
                 let key = Arc::new(key);
                 self.index_pod(&key, &pod);
-                self.pods.insert(key, pod);
+                self.pods.insert(key, Box::new(pod));
             }
             Object::Node(node) => {
                 self.nodes.insert(key.name, node);
@@ -407,7 +414,11 @@ impl Cluster {
             m.keys().map(|k| k.borrow().clone()).collect()
         }
         match kind {
-            Kind::Pod => keyed(&self.pods),
+            Kind::Pod => {
+                let mut keys: Vec<ObjectKey> = self.pods.keys().map(|k| (**k).clone()).collect();
+                keys.sort_unstable();
+                keys
+            }
             Kind::Node => named(&self.nodes),
             Kind::Namespace => named(&self.namespaces),
             Kind::Deployment => keyed(&self.deployments),
@@ -424,6 +435,7 @@ impl Cluster {
                 self.pods.clear();
                 self.pods_by_node.clear();
                 self.pods_by_owner.clear();
+                self.unsettled_pods.clear();
             }
             Kind::Node => self.nodes.clear(),
             Kind::Namespace => self.namespaces.clear(),
@@ -481,6 +493,9 @@ impl Cluster {
             OwnerKey::controller_of(&pod.metadata),
             key,
         );
+        if !pod.is_settled() {
+            self.unsettled_pods.insert(key.clone());
+        }
     }
 
     fn unindex_pod(&mut self, key: &ObjectKey) {
@@ -496,14 +511,22 @@ impl Cluster {
             }
         }
         index_remove(&mut self.pods_by_owner, owner, key);
+        self.unsettled_pods.remove(key);
     }
 
+    /// Every pod, in no particular order.
     pub fn pods(&self) -> impl Iterator<Item = &Pod> {
-        self.pods.values()
+        self.pods.values().map(|p| &**p)
+    }
+
+    /// The pods that are not [settled](Pod::is_settled), in key order: every pod
+    /// the Terminating, Pending and container diagnoses can report.
+    pub fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
+        self.unsettled_pods.iter().filter_map(|k| self.pod(k))
     }
 
     pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
-        self.pods.get(key)
+        self.pods.get(key).map(|p| &**p)
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {
@@ -536,7 +559,7 @@ impl Cluster {
             .get(node)
             .into_iter()
             .flatten()
-            .filter_map(|k| self.pods.get(k))
+            .filter_map(|k| self.pod(k))
     }
 
     /// Pods whose controller is the named object. When both sides know the
@@ -553,7 +576,7 @@ impl Cluster {
             .get(&OwnerKey::new(namespace, kind, name))
             .into_iter()
             .flatten()
-            .filter_map(|k| self.pods.get(k))
+            .filter_map(|k| self.pod(k))
             .filter(move |p| owner_uid_agrees(&p.metadata, &uid))
     }
 
@@ -643,6 +666,102 @@ mod tests {
         c.delete(Kind::Pod, &ObjectKey::new("ns", "a"));
         assert_eq!(c.len(Kind::Pod), 0);
         assert_eq!(c.pods_on_node("n2").count(), 0);
+        assert_eq!(c, {
+            let mut empty = Cluster::new();
+            empty.mark_listed(Kind::Pod);
+            empty
+        });
+    }
+
+    #[test]
+    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
+        let running = r#""status":{"phase":"Running","containerStatuses":[
+            {"name":"app","state":{"running":{}}}],"initContainerStatuses":[
+            {"name":"init","state":{"terminated":{"exitCode":0}}}]}"#;
+        let shapes = [
+            // (name, pod, settled)
+            (
+                "ok",
+                format!(r#""spec":{{"nodeName":"n1"}},{running}"#),
+                true,
+            ),
+            (
+                "done",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Succeeded"}"#.to_string(),
+                true,
+            ),
+            (
+                "unbound",
+                r#""status":{"phase":"Pending"}"#.to_string(),
+                false,
+            ),
+            (
+                "creating",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Pending"}"#.to_string(),
+                false,
+            ),
+            (
+                "waiting",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}"#
+                    .to_string(),
+                false,
+            ),
+            (
+                "init-waiting",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Running","initContainerStatuses":[
+                {"name":"init","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}"#
+                    .to_string(),
+                false,
+            ),
+            (
+                "deleting",
+                format!(
+                    r#""metadata":{{"name":"deleting","namespace":"ns",
+                "deletionTimestamp":"2024-05-01T10:00:30Z"}},"spec":{{"nodeName":"n1"}},{running}"#
+                ),
+                false,
+            ),
+        ];
+        let mut c = Cluster::new();
+        for (name, body, settled) in &shapes {
+            let json = if body.contains("metadata") {
+                format!("{{{body}}}")
+            } else {
+                format!(r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},{body}}}"#)
+            };
+            let Object::Pod(p) = pod(&json) else {
+                unreachable!()
+            };
+            assert_eq!(p.is_settled(), *settled, "{name}");
+            c.apply(Object::Pod(p));
+        }
+        let unsettled = |c: &Cluster| -> Vec<String> {
+            c.unsettled_pods()
+                .map(|p| p.metadata.name.clone())
+                .collect()
+        };
+        assert_eq!(
+            unsettled(&c),
+            ["creating", "deleting", "init-waiting", "unbound", "waiting"]
+        );
+
+        // The index follows updates both ways, deletes and relists.
+        c.apply(pod(&format!(
+            r#"{{"metadata":{{"name":"waiting","namespace":"ns"}},"spec":{{"nodeName":"n1"}},{running}}}"#
+        )));
+        c.apply(pod(
+            r#"{"metadata":{"name":"ok","namespace":"ns"},"spec":{"nodeName":"n1"},
+                "status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}}"#,
+        ));
+        c.delete(Kind::Pod, &ObjectKey::new("ns", "unbound"));
+        assert_eq!(
+            unsettled(&c),
+            ["creating", "deleting", "init-waiting", "ok"]
+        );
+        c.reset_namespace(Kind::Pod, "ns", []);
+        assert!(unsettled(&c).is_empty());
         assert_eq!(c, {
             let mut empty = Cluster::new();
             empty.mark_listed(Kind::Pod);

@@ -264,6 +264,19 @@ impl Pod {
         self.metadata.deletion_timestamp.is_some()
     }
 
+    /// Bound to a node, not being deleted, past Pending, and no container
+    /// waiting: nothing the per-pod diagnoses report (a terminal pod is settled
+    /// too). Such pods are the bulk of a large cluster and are skipped at scrape
+    /// time; the workload diagnoses still see them through their owners.
+    pub fn is_settled(&self) -> bool {
+        !self.is_terminating()
+            && !self.spec.node_name.is_empty()
+            && self.status.phase != PodPhase::Pending
+            && self
+                .container_statuses()
+                .all(|(_, s)| s.state.waiting.is_none())
+    }
+
     /// When deletion was requested: the deadline minus the grace period.
     /// A later delete with a shorter grace period moves both, so this is the time
     /// of the request that set the current deadline.
