@@ -239,6 +239,19 @@ impl EventStore {
     }
 }
 
+/// Whether two versions of a pod sit in the same index entries (node,
+/// controller, settled or not), so one can replace the other in place.
+fn indexed_alike(held: &Pod, new: &Pod) -> bool {
+    fn controller(p: &Pod) -> Option<(&str, &str)> {
+        p.metadata
+            .controller()
+            .map(|o| (o.kind.as_str(), o.name.as_str()))
+    }
+    held.spec.node_name == new.spec.node_name
+        && controller(held) == controller(new)
+        && held.is_settled() == new.is_settled()
+}
+
 /// The cluster as the diagnosis sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
@@ -299,12 +312,17 @@ impl Cluster {
         self.listed.insert(object.kind());
         let key = object.key();
         match object {
-            Object::Pod(pod) => {
-                self.unindex_pod(&key);
-                let key = Arc::new(key);
-                self.index_pod(&key, &pod);
-                self.pods.insert(key, Box::new(pod));
-            }
+            Object::Pod(pod) => match self.pods.get_mut(&key) {
+                // Most updates are status changes of a pod that stays where the
+                // indexes have it: replace it in place, no index touched.
+                Some(held) if indexed_alike(held, &pod) => **held = pod,
+                _ => {
+                    self.unindex_pod(&key);
+                    let key = Arc::new(key);
+                    self.index_pod(&key, &pod);
+                    self.pods.insert(key, Box::new(pod));
+                }
+            },
             Object::Node(node) => {
                 self.nodes.insert(key.name, node);
             }
@@ -481,6 +499,7 @@ impl Cluster {
         }
     }
 
+    /// The pod indexes: by node, by controller, and whether it is unsettled.
     fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Pod) {
         if !pod.spec.node_name.is_empty() {
             self.pods_by_node
@@ -767,6 +786,54 @@ mod tests {
             empty.mark_listed(Kind::Pod);
             empty
         });
+    }
+
+    #[test]
+    fn pods_updated_in_any_order_leave_the_indexes_as_a_fresh_load_would() {
+        // Pods hop between nodes, controllers and states; the model built by
+        // the updates must equal the one built from the final versions alone.
+        let states = [
+            r#""status":{"phase":"Running"}"#,
+            r#""status":{"phase":"Pending"}"#,
+            r#""status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}"#,
+        ];
+        let version = |i: u64| {
+            let node = ["", "n1", "n2"][(i % 3) as usize];
+            let owner = [
+                "",
+                r#","ownerReferences":[{"kind":"ReplicaSet","name":"a","controller":true}]"#,
+                r#","ownerReferences":[{"kind":"ReplicaSet","name":"b","controller":true}]"#,
+            ][(i / 3 % 3) as usize];
+            let state = states[(i / 9 % 3) as usize];
+            let deleting = if i / 27 % 2 == 1 {
+                r#","deletionTimestamp":"2024-05-01T10:00:30Z""#
+            } else {
+                ""
+            };
+            format!(
+                r#"{{"metadata":{{"name":"p{}","namespace":"ns","annotations":{{"rev":"{i}"}}{owner}{deleting}}},
+                    "spec":{{"nodeName":"{node}"}},{state}}}"#,
+                i % 5
+            )
+        };
+        let mut updated = Cluster::new();
+        let mut last = BTreeMap::new();
+        let mut x: u64 = 7;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = (x >> 33) % 270;
+            let json = version(i).replace(&format!(r#""p{}""#, i % 5), &format!(r#""p{}""#, x % 5));
+            updated.apply(pod(&json));
+            last.insert(x % 5, json);
+        }
+        let mut fresh = Cluster::new();
+        for json in last.values() {
+            fresh.apply(pod(json));
+        }
+        assert_eq!(updated, fresh);
     }
 
     #[test]
