@@ -130,6 +130,15 @@ fn sum_of(metrics: &str, family: &str, filter: &str) -> f64 {
         .sum()
 }
 
+/// The pod watch events the exporter has applied, from its /metrics.
+fn pod_events_applied(metrics: &str) -> f64 {
+    sum_of(
+        metrics,
+        "kube_lifecycle_watch_events_total",
+        "resource=\"pods\",type=\"applied\"",
+    )
+}
+
 /// The exporter's resident set with an empty cluster: the base every pod adds to.
 pub async fn empty_rss(exporter: &Path) -> Result<u64> {
     let server = FakeApiServer::start().await?;
@@ -217,11 +226,7 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let metrics_bytes = metrics.len();
 
     // Churn: `churn_rate` pod changes a second, in ticks of 10 ms.
-    let applied_before = sum_of(
-        &metrics,
-        "kube_lifecycle_watch_events_total",
-        "resource=\"pods\",type=\"applied\"",
-    );
+    let applied_before = pod_events_applied(&metrics);
     let cpu_before = process.cpu_seconds()?;
     let churn_start = Instant::now();
     let per_tick = (config.churn_rate / 100).max(1);
@@ -248,11 +253,7 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         tokio::time::sleep(Duration::from_millis(100)).await;
         churn_cpu_seconds = process.cpu_seconds()? - cpu_before;
         let m = process.get("/metrics").await?;
-        applied = sum_of(
-            &m,
-            "kube_lifecycle_watch_events_total",
-            "resource=\"pods\",type=\"applied\"",
-        ) - applied_before;
+        applied = pod_events_applied(&m) - applied_before;
         if applied >= sent as f64 {
             break;
         }

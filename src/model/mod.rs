@@ -423,20 +423,16 @@ impl Cluster {
         }
     }
 
-    /// The keys of every held object of `kind`.
+    /// The keys of every held object of `kind` (pods' in no particular order).
     pub fn keys(&self, kind: Kind) -> Vec<ObjectKey> {
         fn named<T>(m: &BTreeMap<String, T>) -> Vec<ObjectKey> {
             m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
         }
-        fn keyed<K: Borrow<ObjectKey>, T>(m: &BTreeMap<K, T>) -> Vec<ObjectKey> {
-            m.keys().map(|k| k.borrow().clone()).collect()
+        fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
+            m.keys().cloned().collect()
         }
         match kind {
-            Kind::Pod => {
-                let mut keys: Vec<ObjectKey> = self.pods.keys().map(|k| (**k).clone()).collect();
-                keys.sort_unstable();
-                keys
-            }
+            Kind::Pod => self.pods.keys().map(|k| (**k).clone()).collect(),
             Kind::Node => named(&self.nodes),
             Kind::Namespace => named(&self.namespaces),
             Kind::Deployment => keyed(&self.deployments),
@@ -654,6 +650,13 @@ mod tests {
         Object::Pod(serde_json::from_str(json).unwrap())
     }
 
+    /// What a model holds once every pod it listed is gone again.
+    fn empty_with_pods_listed() -> Cluster {
+        let mut empty = Cluster::new();
+        empty.mark_listed(Kind::Pod);
+        empty
+    }
+
     #[test]
     fn indexes_follow_apply_update_and_delete() {
         let mut c = Cluster::new();
@@ -685,11 +688,7 @@ mod tests {
         c.delete(Kind::Pod, &ObjectKey::new("ns", "a"));
         assert_eq!(c.len(Kind::Pod), 0);
         assert_eq!(c.pods_on_node("n2").count(), 0);
-        assert_eq!(c, {
-            let mut empty = Cluster::new();
-            empty.mark_listed(Kind::Pod);
-            empty
-        });
+        assert_eq!(c, empty_with_pods_listed());
     }
 
     #[test]
@@ -781,11 +780,7 @@ mod tests {
         );
         c.reset_namespace(Kind::Pod, "ns", []);
         assert!(unsettled(&c).is_empty());
-        assert_eq!(c, {
-            let mut empty = Cluster::new();
-            empty.mark_listed(Kind::Pod);
-            empty
-        });
+        assert_eq!(c, empty_with_pods_listed());
     }
 
     #[test]

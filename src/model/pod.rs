@@ -368,6 +368,14 @@ mod tests {
         );
     }
 
+    /// The host ports a pod claims, as (port, protocol).
+    fn claimed(pod: &Pod) -> Vec<(i32, &str)> {
+        pod.host_ports()
+            .iter()
+            .map(|p| (p.port, p.protocol.as_str()))
+            .collect()
+    }
+
     #[test]
     fn containers_are_reduced_to_their_host_ports_and_lists_hold_no_slack() {
         let pod: Pod = serde_json::from_str(
@@ -379,12 +387,7 @@ mod tests {
                           "initContainerStatuses":[{"name":"i"}]}}"#,
         )
         .unwrap();
-        let ports: Vec<_> = pod
-            .host_ports()
-            .iter()
-            .map(|p| (p.port, p.protocol.as_str()))
-            .collect();
-        assert_eq!(ports, vec![(53, "UDP"), (8080, "TCP")]);
+        assert_eq!(claimed(&pod), [(53, "UDP"), (8080, "TCP")]);
         for list in [
             &pod.status.container_statuses,
             &pod.status.init_container_statuses,
@@ -401,11 +404,6 @@ mod tests {
                 {"containerPort":9100,"name":"metrics"},{"containerPort":53,"protocol":"UDP"}]}]}}"#,
         )
         .unwrap();
-        let ports: Vec<_> = pod
-            .host_ports()
-            .iter()
-            .map(|p| (p.port, p.protocol.clone()))
-            .collect();
-        assert_eq!(ports, vec![(53, "UDP".into()), (9100, "TCP".into())]);
+        assert_eq!(claimed(&pod), [(53, "UDP"), (9100, "TCP")]);
     }
 }
