@@ -349,6 +349,7 @@ async fn forbidden_on_one_resource_then_granted() {
 async fn malformed_lines_and_wrong_field_types_in_a_watch_stream() {
     let mut s = Scenario::start(&[]).await;
     s.exporter.wait_ready().await;
+    s.server.wait_for_watch("pods", BOUND).await;
     s.server
         .inject_watch_line("pods", "{\"type\":\"ADDED\",\"object\":{\"kind\":");
     s.server.inject_watch_line(

@@ -456,6 +456,9 @@ async fn a_malformed_watch_line_does_not_stop_the_exporter() {
     let (server, _dir, kubeconfig) = cluster(vec![node("n1")]).await;
     let mut exporter = Exporter::watching(&kubeconfig, &[]);
     exporter.wait_ready().await;
+    server
+        .wait_for_watch("pods", std::time::Duration::from_secs(30))
+        .await;
     server.inject_watch_line("pods", "{\"type\":\"ADDED\",\"object\":{\"metadata\":");
     server.inject_watch_line("pods", "this is not json");
     server.apply(stuck_pod("after-garbage"));

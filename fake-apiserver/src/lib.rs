@@ -254,6 +254,21 @@ current-context: fake
     pub fn open_watches(&self) -> usize {
         self.shared().store.open_watches()
     }
+
+    /// Waits until a watch of resources named `plural` is open, so that
+    /// [`inject_watch_line`](Self::inject_watch_line) has one to reach: a
+    /// client is ready once it has listed, a moment before its watch opens.
+    /// Panics after `timeout`.
+    pub async fn wait_for_watch(&self, plural: &str, timeout: Duration) {
+        let start = std::time::Instant::now();
+        while self.shared().store.open_watches_of(plural) == 0 {
+            assert!(
+                start.elapsed() < timeout,
+                "no watch of {plural} opened within {timeout:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
 
 /// The resource type and the store namespace of an object named by the

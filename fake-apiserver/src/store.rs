@@ -528,6 +528,16 @@ impl Store {
     pub fn open_watches(&self) -> usize {
         self.state.lock().watchers.len()
     }
+
+    /// Open watches of resources named `plural`.
+    pub fn open_watches_of(&self, plural: &str) -> usize {
+        let state = self.state.lock();
+        state
+            .watchers
+            .values()
+            .filter(|w| resources::resource(w.resource).plural == plural && w.events.is_some())
+            .count()
+    }
 }
 
 impl State {
