@@ -36,7 +36,7 @@ fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
         detail,
     };
     let scheduled = pod.status.conditions.pod_scheduled.as_ref();
-    let gated = scheduled.is_some_and(|c| c.reason == "SchedulingGated");
+    let gated = scheduled.is_some_and(|c| c.reason() == "SchedulingGated");
     if !pod.spec.scheduling_gates.is_empty() || gated {
         let gates: Vec<_> = pod
             .spec
@@ -53,7 +53,7 @@ fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
     }
     match scheduled {
         Some(c) if c.status != ConditionStatus::True => {
-            let parsed = classify::scheduler_reasons(&c.message);
+            let parsed = classify::scheduler_reasons(c.message());
             // Ties go to the first reason in the vocabulary's order.
             let cause = parsed
                 .reasons
@@ -64,7 +64,7 @@ fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
             Some(finding(
                 cause,
                 c.last_transition_time.or(created),
-                c.message.clone(),
+                c.message().to_string(),
                 Detail::Pending {
                     reasons: parsed.reasons,
                     nodes_total: parsed.nodes_total,

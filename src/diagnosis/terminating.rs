@@ -63,7 +63,7 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: Time) -> Verdict<Terminat
             .conditions
             .disruption_target
             .as_ref()
-            .map(|c| format!(": {}", c.message))
+            .map(|c| format!(": {}", c.message()))
             .unwrap_or_default();
         return verdict(
             TerminatingCause::Graceful,

@@ -190,7 +190,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         .filter(|p| p.spec.node_name.is_empty())
         .filter_map(|p| {
             let c = p.status.conditions.pod_scheduled.as_ref()?;
-            Some((*p, classify::scheduler_reasons(&c.message).reasons))
+            Some((*p, classify::scheduler_reasons(c.message()).reasons))
         })
         .collect();
     let desired = ds.status.desired_number_scheduled;
@@ -243,7 +243,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
                     .conditions
                     .pod_scheduled
                     .as_ref()
-                    .map(|c| c.message.clone())
+                    .map(|c| c.message().to_string())
                     .unwrap_or_default(),
                 None => format!(
                     "{} of {} eligible nodes have no pod (desired {desired})",

@@ -1,7 +1,9 @@
 //! The live model shared by the watch tasks (writers) and the HTTP handlers
 //! (readers), with what the exporter reports about itself.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::HashSet;
 
 use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};

@@ -3,7 +3,7 @@
 //! a namespace's deletion completing. Pure: the caller supplies old and new
 //! objects and the time the change was seen.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use crate::diagnosis::{TerminatingCause, terminating_cause};
 use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time};
@@ -28,18 +28,69 @@ fn seconds_between(from: Time, to: Time) -> f64 {
     (to.duration_since(from).as_secs_f64()).max(0.0)
 }
 
-fn ready(pod: &Pod) -> Option<&crate::model::Condition> {
+fn ready(pod: &Pod) -> Option<&crate::model::PodCondition> {
     pod.status
         .conditions
         .ready
-        .as_deref()
+        .as_ref()
         .filter(|c| c.status == ConditionStatus::True)
 }
 
 /// Remembers which pods have been seen Ready, so startup is counted once per pod.
 #[derive(Debug, Default)]
 pub struct Transitions {
-    ready_seen: HashSet<String>,
+    ready_seen: SeenUids,
+}
+
+/// A set of object UIDs. The API server's UIDs are UUIDs, held as 16 bytes
+/// (a string set cost about 80 bytes per pod of a large cluster); anything
+/// else is held as it came.
+#[derive(Debug, Default)]
+struct SeenUids {
+    uuids: HashSet<u128>,
+    others: HashSet<String>,
+}
+
+impl SeenUids {
+    /// `8-4-4-4-12` lower-case hexadecimal digits, as the API server prints a
+    /// UID; anything else (upper case included) is not read as a number, so two
+    /// spellings never meet.
+    fn uuid(uid: &str) -> Option<u128> {
+        let dashes_at = [8, 13, 18, 23];
+        if uid.len() != 36 {
+            return None;
+        }
+        let mut value: u128 = 0;
+        for (at, b) in uid.bytes().enumerate() {
+            let digit = match b {
+                b'-' if dashes_at.contains(&at) => continue,
+                _ if dashes_at.contains(&at) => return None,
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                _ => return None,
+            };
+            value = value << 4 | u128::from(digit);
+        }
+        Some(value)
+    }
+
+    fn insert(&mut self, uid: &str) -> bool {
+        match Self::uuid(uid) {
+            Some(id) => self.uuids.insert(id),
+            None => self.others.insert(uid.to_string()),
+        }
+    }
+
+    fn remove(&mut self, uid: &str) {
+        match Self::uuid(uid) {
+            Some(id) => self.uuids.remove(&id),
+            None => self.others.remove(uid),
+        };
+    }
+
+    fn len(&self) -> usize {
+        self.uuids.len() + self.others.len()
+    }
 }
 
 impl Transitions {
@@ -56,7 +107,7 @@ impl Transitions {
             });
         }
         if let Some(ready) = ready(new)
-            && self.ready_seen.insert(new.metadata.uid.clone())
+            && self.ready_seen.insert(&new.metadata.uid)
             && let (Some(created), Some(at)) = (created, ready.last_transition_time)
         {
             out.push(Observation::PodStarted {
@@ -70,7 +121,7 @@ impl Transitions {
     pub fn pods_listed<'a>(&mut self, pods: impl IntoIterator<Item = &'a Pod>) {
         for pod in pods {
             if ready(pod).is_some() {
-                self.ready_seen.insert(pod.metadata.uid.clone());
+                self.ready_seen.insert(&pod.metadata.uid);
             }
         }
     }
@@ -135,6 +186,33 @@ mod tests {
         assert_eq!(t.pod_applied(Some(&ready), &ready), vec![]);
         t.pods_listed([&ready]);
         assert_eq!(t.pod_applied(Some(&ready), &ready), vec![]);
+    }
+
+    #[test]
+    fn uids_are_held_as_numbers_when_they_are_uuids() {
+        let uuid = "0f8b6c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f";
+        assert_eq!(
+            SeenUids::uuid(uuid),
+            Some(0x0f8b6c2e_5d1a_4c3b_9e7f_1a2b3c4d5e6f)
+        );
+        for other in [
+            "u1",
+            "0F8B6C2E-5D1A-4C3B-9E7F-1A2B3C4D5E6F",
+            "0f8b6c2e5d1a-4c3b-9e7f-1a2b3c4d5e6f-",
+            "0f8b6c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6g",
+        ] {
+            assert_eq!(SeenUids::uuid(other), None, "{other}");
+        }
+        let mut seen = SeenUids::default();
+        for uid in [uuid, "u1", "0F8B6C2E-5D1A-4C3B-9E7F-1A2B3C4D5E6F"] {
+            assert!(seen.insert(uid), "{uid}");
+            assert!(!seen.insert(uid), "{uid}");
+        }
+        assert_eq!(seen.len(), 3);
+        seen.remove(uuid);
+        seen.remove("u1");
+        assert_eq!(seen.len(), 1);
+        assert!(seen.insert(uuid));
     }
 
     #[test]

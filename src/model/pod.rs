@@ -4,14 +4,43 @@ use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, ConditionStatus, Meta, Time, compact, nullable};
 
+/// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
+/// a large cluster) is held without its container statuses: no diagnosis reads
+/// them from a running pod, and they were most of what a pod cost in memory.
+/// The next event about the pod carries them again, whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "PodWire")]
 pub struct Pod {
-    #[serde(default, deserialize_with = "nullable")]
     pub metadata: Meta,
-    #[serde(default, deserialize_with = "nullable")]
     pub spec: PodSpec,
-    #[serde(default, deserialize_with = "nullable")]
     pub status: PodStatus,
+}
+
+/// A pod as the API prints it (of the fields kept), before a settled pod sheds
+/// its container statuses.
+#[derive(Deserialize)]
+struct PodWire {
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    spec: PodSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    status: PodStatus,
+}
+
+impl From<PodWire> for Pod {
+    fn from(wire: PodWire) -> Self {
+        let mut pod = Pod {
+            metadata: wire.metadata,
+            spec: wire.spec,
+            status: wire.status,
+        };
+        if pod.is_settled() {
+            pod.status.container_statuses = Vec::new();
+            pod.status.init_container_statuses = Vec::new();
+        }
+        pod
+    }
 }
 
 /// The pod spec as the diagnosis keeps it: of the containers, only the host
@@ -150,33 +179,67 @@ pub struct PodStatus {
     pub conditions: PodConditions,
     #[serde(default)]
     pub start_time: Option<Time>,
+    /// Empty for a settled pod (see [`Pod`]).
     #[serde(default, deserialize_with = "compact")]
     pub container_statuses: Vec<ContainerStatus>,
+    /// Empty for a settled pod (see [`Pod`]).
     #[serde(default, deserialize_with = "compact")]
     pub init_container_statuses: Vec<ContainerStatus>,
 }
 
 /// The pod conditions the diagnosis reads; the others are dropped while parsing.
-/// Boxed, as most pods of a large cluster carry a few of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodConditions {
-    pub pod_scheduled: Option<Box<Condition>>,
-    pub ready: Option<Box<Condition>>,
-    /// Why the pod is being disrupted (taint eviction, preemption, API eviction), 1.26+.
-    pub disruption_target: Option<Box<Condition>>,
+    pub pod_scheduled: Option<PodCondition>,
+    pub ready: Option<PodCondition>,
+    /// Why the pod is being disrupted (taint eviction, preemption, API eviction),
+    /// 1.26+. Boxed: few pods carry it.
+    pub disruption_target: Option<Box<PodCondition>>,
+}
+
+/// A pod condition as kept: the slot in [`PodConditions`] names its type;
+/// status and transition time are held inline, reason and message boxed
+/// together (the conditions of a running pod carry neither, and a boxed
+/// condition cost every pod two allocations).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodCondition {
+    pub status: ConditionStatus,
+    pub last_transition_time: Option<Time>,
+    said: Option<Box<(String, String)>>,
+}
+
+impl PodCondition {
+    pub fn reason(&self) -> &str {
+        self.said.as_ref().map_or("", |said| &said.0)
+    }
+
+    pub fn message(&self) -> &str {
+        self.said.as_ref().map_or("", |said| &said.1)
+    }
+}
+
+impl From<Condition> for PodCondition {
+    fn from(c: Condition) -> Self {
+        let said = (!c.reason.is_empty() || !c.message.is_empty())
+            .then(|| Box::new((c.reason, c.message)));
+        PodCondition {
+            status: c.status,
+            last_transition_time: c.last_transition_time,
+            said,
+        }
+    }
 }
 
 fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
     let all: Vec<Condition> = nullable(deserializer)?;
     let mut kept = PodConditions::default();
     for condition in all {
-        let slot = match condition.type_.as_str() {
-            "PodScheduled" => &mut kept.pod_scheduled,
-            "Ready" => &mut kept.ready,
-            "DisruptionTarget" => &mut kept.disruption_target,
-            _ => continue,
-        };
-        *slot = Some(Box::new(condition));
+        match condition.type_.as_str() {
+            "PodScheduled" => kept.pod_scheduled = Some(condition.into()),
+            "Ready" => kept.ready = Some(condition.into()),
+            "DisruptionTarget" => kept.disruption_target = Some(Box::new(condition.into())),
+            _ => {}
+        }
     }
     Ok(kept)
 }
@@ -359,13 +422,42 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            pod.status.conditions.ready.as_ref().unwrap().reason,
+            pod.status.conditions.ready.as_ref().unwrap().reason(),
             "ContainersNotReady"
         );
         assert_eq!(
             pod.scheduled_at().unwrap().to_string(),
             "2024-05-01T10:00:00Z"
         );
+    }
+
+    #[test]
+    fn a_settled_pod_is_held_without_its_container_statuses() {
+        let status = |phase: &str, state: &str, deletion: &str| {
+            format!(
+                r#"{{"metadata":{{"name":"p"{deletion}}},"spec":{{"nodeName":"n1"}},
+                    "status":{{"phase":"{phase}",
+                      "initContainerStatuses":[{{"name":"i","image":"busybox","state":{{"terminated":{{"exitCode":0,"reason":"Completed"}}}}}}],
+                      "containerStatuses":[{{"name":"app","image":"nginx:1.27","state":{state}}}]}}}}"#
+            )
+        };
+        let running = r#"{"running":{"startedAt":"2024-05-01T10:00:00Z"}}"#;
+        let waiting = r#"{"waiting":{"reason":"CrashLoopBackOff"}}"#;
+        let deleting = r#","deletionTimestamp":"2024-05-01T10:00:30Z""#;
+        for (json, kept) in [
+            (status("Running", running, ""), false),
+            (status("Running", waiting, ""), true),
+            (status("Running", running, deleting), true),
+            (status("Pending", running, ""), true),
+        ] {
+            let pod: Pod = serde_json::from_str(&json).unwrap();
+            assert_eq!(
+                pod.container_statuses().count(),
+                if kept { 2 } else { 0 },
+                "{json}"
+            );
+            assert_eq!(pod.is_settled(), !kept, "{json}");
+        }
     }
 
     /// The host ports a pod claims, as (port, protocol).
