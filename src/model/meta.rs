@@ -5,7 +5,9 @@
 //! here goes through [`nullable`].
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock};
 
+use parking_lot::Mutex;
 use serde::{Deserialize, Deserializer, de::IgnoredAny};
 
 /// A point in time as the API prints it (RFC 3339, `Time` or `MicroTime`).
@@ -20,16 +22,19 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
-/// Like [`nullable`] for a list, with its spare capacity released: a list grows
-/// by doubling while it is parsed, and a model of 150,000 pods keeps every one.
-pub(crate) fn compact<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+/// A list as the model holds it: exactly its length, and a pointer and a
+/// length inline (a `Vec` grows by doubling while it is parsed, and carries its
+/// capacity; a model of 150,000 pods keeps several lists per pod).
+pub type List<T> = Box<[T]>;
+
+/// Like [`nullable`] for a list, held as a [`List`].
+pub(crate) fn compact<'de, D, T>(deserializer: D) -> Result<List<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    let mut list: Vec<T> = nullable(deserializer)?;
-    list.shrink_to_fit();
-    Ok(list)
+    let list: Vec<T> = nullable(deserializer)?;
+    Ok(list.into_boxed_slice())
 }
 
 /// A field whose content the diagnosis never reads: it is skipped while parsing.
@@ -73,9 +78,16 @@ pub struct Meta<L = NotKept> {
     #[serde(default)]
     pub deletion_grace_period_seconds: Option<i64>,
     #[serde(default, deserialize_with = "compact")]
-    pub finalizers: Vec<String>,
-    #[serde(default, deserialize_with = "compact")]
-    pub owner_references: Vec<OwnerReference>,
+    pub finalizers: List<String>,
+    /// The owner reference with `controller: true`, the only one the diagnosis
+    /// follows (the others are dropped while parsing). The objects of one
+    /// controller share one copy: see [`shared_controller`].
+    #[serde(
+        rename = "ownerReferences",
+        default,
+        deserialize_with = "shared_controller"
+    )]
+    pub controller_ref: Option<Arc<OwnerReference>>,
     #[serde(default, deserialize_with = "nullable")]
     pub labels: L,
 }
@@ -83,11 +95,53 @@ pub struct Meta<L = NotKept> {
 impl<L> Meta<L> {
     /// The owner reference with `controller: true`, the one controllers act on.
     pub fn controller(&self) -> Option<&OwnerReference> {
-        self.owner_references.iter().find(|o| o.controller)
+        self.controller_ref.as_deref()
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// The controller references held, one copy each: the ten pods of a ReplicaSet
+/// name it in the same words, and a copy per pod cost about 220 bytes (a list
+/// and three strings). An entry no object holds any more is dropped when the
+/// set has doubled since it was last swept, so the set follows the cluster.
+#[derive(Default)]
+struct SharedReferences {
+    held: foldhash::HashSet<Arc<OwnerReference>>,
+    sweep_at: usize,
+}
+
+static CONTROLLER_REFERENCES: LazyLock<Mutex<SharedReferences>> =
+    LazyLock::new(|| Mutex::new(SharedReferences::default()));
+
+impl SharedReferences {
+    const FIRST_SWEEP: usize = 1024;
+
+    fn share(&mut self, reference: OwnerReference) -> Arc<OwnerReference> {
+        if let Some(held) = self.held.get(&reference) {
+            return Arc::clone(held);
+        }
+        if self.held.len() >= self.sweep_at.max(Self::FIRST_SWEEP) {
+            self.held.retain(|r| Arc::strong_count(r) > 1);
+            self.sweep_at = self.held.len() * 2;
+        }
+        let shared = Arc::new(reference);
+        self.held.insert(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// Reads `ownerReferences` down to the controller's, shared with every other
+/// object that names the same controller in the same words.
+fn shared_controller<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Arc<OwnerReference>>, D::Error> {
+    let all: Vec<OwnerReference> = nullable(deserializer)?;
+    Ok(all
+        .into_iter()
+        .find(|o| o.controller)
+        .map(|o| CONTROLLER_REFERENCES.lock().share(o)))
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     #[serde(default, deserialize_with = "nullable")]
@@ -172,8 +226,51 @@ mod tests {
         assert_eq!(meta.name, "a");
         assert!(meta.namespace.is_empty());
         assert!(meta.finalizers.is_empty());
-        assert!(meta.owner_references.is_empty());
+        assert!(meta.controller().is_none());
         assert_eq!(meta.labels, NotKept);
+    }
+
+    #[test]
+    fn objects_of_one_controller_share_its_reference() {
+        let meta = |pod: &str, owners: &str| -> Meta {
+            serde_json::from_str(&format!(r#"{{"name":"{pod}","ownerReferences":{owners}}}"#))
+                .unwrap()
+        };
+        let rs = r#"{"kind":"ReplicaSet","name":"web-5f7b","uid":"u-rs","controller":true}"#;
+        let other = r#"{"kind":"ConfigMap","name":"cm","uid":"u-cm"}"#;
+        let a = meta("web-5f7b-a", &format!("[{other},{rs}]"));
+        let b = meta("web-5f7b-b", &format!("[{rs}]"));
+        let (ca, cb) = (a.controller_ref.unwrap(), b.controller_ref.unwrap());
+        assert!(Arc::ptr_eq(&ca, &cb));
+        assert_eq!(
+            (ca.kind.as_str(), ca.name.as_str()),
+            ("ReplicaSet", "web-5f7b")
+        );
+        // No controller among the owners: none kept.
+        assert!(meta("x", &format!("[{other}]")).controller().is_none());
+        assert!(meta("x", "null").controller().is_none());
+    }
+
+    #[test]
+    fn references_no_object_holds_are_swept_as_the_set_grows() {
+        let reference = |i: usize| OwnerReference {
+            kind: "ReplicaSet".into(),
+            name: format!("rs-{i}"),
+            uid: format!("u-{i}"),
+            controller: true,
+        };
+        let mut shared = SharedReferences::default();
+        let kept: Vec<_> = (0..10).map(|i| shared.share(reference(i))).collect();
+        // Dropped at once: only the set holds these.
+        for i in 10..SharedReferences::FIRST_SWEEP {
+            shared.share(reference(i));
+        }
+        assert_eq!(shared.held.len(), SharedReferences::FIRST_SWEEP);
+        // The next new one sweeps first: the ten still held stay, shared.
+        shared.share(reference(usize::MAX));
+        assert_eq!(shared.held.len(), 11);
+        assert_eq!(shared.sweep_at, 20);
+        assert!(Arc::ptr_eq(&shared.share(reference(3)), &kept[3]));
     }
 
     #[test]

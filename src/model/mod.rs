@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use meta::{
-    Condition, ConditionStatus, Labels, Meta, NotKept, ObjectKey, OwnerReference, Time,
+    Condition, ConditionStatus, Labels, List, Meta, NotKept, ObjectKey, OwnerReference, Time,
 };
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Deserializer};
 
-use super::meta::{Condition, ConditionStatus, Meta, Time, compact, nullable};
+use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads
@@ -36,8 +36,8 @@ impl From<PodWire> for Pod {
             status: wire.status,
         };
         if pod.is_settled() {
-            pod.status.container_statuses = Vec::new();
-            pod.status.init_container_statuses = Vec::new();
+            pod.status.container_statuses = List::default();
+            pod.status.init_container_statuses = List::default();
         }
         pod
     }
@@ -50,9 +50,9 @@ impl From<PodWire> for Pod {
 pub struct PodSpec {
     pub node_name: String,
     pub host_network: bool,
-    pub scheduling_gates: Vec<SchedulingGate>,
+    pub scheduling_gates: List<SchedulingGate>,
     /// What the containers and init containers claim on the node, sorted, no duplicates.
-    pub host_ports: Vec<HostPort>,
+    pub host_ports: List<HostPort>,
 }
 
 /// `spec` as the API prints it, before the containers are reduced to host ports.
@@ -64,7 +64,7 @@ struct PodSpecWire {
     #[serde(default, deserialize_with = "nullable")]
     host_network: bool,
     #[serde(default, deserialize_with = "compact")]
-    scheduling_gates: Vec<SchedulingGate>,
+    scheduling_gates: List<SchedulingGate>,
     #[serde(default, deserialize_with = "nullable")]
     containers: Vec<ContainerSpec>,
     #[serde(default, deserialize_with = "nullable")]
@@ -77,12 +77,11 @@ impl From<PodSpecWire> for PodSpec {
         ports.extend(host_ports(&wire.init_containers, wire.host_network));
         ports.sort();
         ports.dedup();
-        ports.shrink_to_fit();
         PodSpec {
             node_name: wire.node_name,
             host_network: wire.host_network,
             scheduling_gates: wire.scheduling_gates,
-            host_ports: ports,
+            host_ports: ports.into_boxed_slice(),
         }
     }
 }
@@ -171,20 +170,16 @@ impl PodPhase {
 pub struct PodStatus {
     #[serde(default, deserialize_with = "nullable")]
     pub phase: PodPhase,
-    #[serde(default, deserialize_with = "nullable")]
-    pub reason: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub message: String,
     #[serde(default, deserialize_with = "pod_conditions")]
     pub conditions: PodConditions,
     #[serde(default)]
     pub start_time: Option<Time>,
     /// Empty for a settled pod (see [`Pod`]).
     #[serde(default, deserialize_with = "compact")]
-    pub container_statuses: Vec<ContainerStatus>,
+    pub container_statuses: List<ContainerStatus>,
     /// Empty for a settled pod (see [`Pod`]).
     #[serde(default, deserialize_with = "compact")]
-    pub init_container_statuses: Vec<ContainerStatus>,
+    pub init_container_statuses: List<ContainerStatus>,
 }
 
 /// The pod conditions the diagnosis reads; the others are dropped while parsing.
@@ -469,7 +464,7 @@ mod tests {
     }
 
     #[test]
-    fn containers_are_reduced_to_their_host_ports_and_lists_hold_no_slack() {
+    fn containers_are_reduced_to_their_host_ports() {
         let pod: Pod = serde_json::from_str(
             r#"{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080}]},
                                       {"name":"b"},{"name":"c","ports":[{"containerPort":81}]}],
@@ -480,13 +475,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(claimed(&pod), [(53, "UDP"), (8080, "TCP")]);
-        for list in [
-            &pod.status.container_statuses,
-            &pod.status.init_container_statuses,
-        ] {
-            assert_eq!(list.capacity(), list.len());
-        }
-        assert_eq!(pod.spec.host_ports.capacity(), 2);
+        assert_eq!(pod.status.container_statuses.len(), 3);
+        assert_eq!(pod.status.init_container_statuses.len(), 1);
     }
 
     #[test]
