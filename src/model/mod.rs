@@ -12,11 +12,11 @@ mod workload;
 
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 // foldhash rather than SipHash: keys are the API server's own names, and
-// hashing pod keys was a tenth of the exporter's CPU while listing.
+// SipHash was about a twelfth of the exporter's CPU while listing.
 use foldhash::HashMap;
-use std::sync::Arc;
 
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use meta::{
