@@ -72,6 +72,18 @@ fn main() {
             .cloned()
             .collect::<Vec<_>>(),
     );
+    let of_kinds = |kinds: &[&str]| {
+        let items: Vec<Value> = generated
+            .others
+            .iter()
+            .filter(|o| kinds.contains(&o["kind"].as_str().unwrap_or_default()))
+            .cloned()
+            .collect();
+        list(&items)
+    };
+    let nodes_only = of_kinds(&["Node"]);
+    let workloads_only = of_kinds(&["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"]);
+    let namespaces_only = of_kinds(&["Namespace"]);
     drop(generated);
 
     // The slim pods alone, in a vector of exactly their number.
@@ -98,6 +110,9 @@ fn main() {
     );
     for (what, text) in [
         ("model of the pods", pods_only),
+        ("  of the nodes", nodes_only),
+        ("  of the workloads", workloads_only),
+        ("  of the namespaces", namespaces_only),
         ("model of everything", everything),
     ] {
         let before = live();

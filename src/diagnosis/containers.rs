@@ -106,7 +106,7 @@ fn pod_finding(
     Finding {
         kind: Kind::Pod,
         namespace: namespace_of(&pod.metadata.namespace),
-        name: pod.metadata.name.clone(),
+        name: pod.metadata.name.to_string(),
         container: container.map(str::to_string),
         node: node_of(&pod.spec.node_name),
         cause,

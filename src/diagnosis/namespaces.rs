@@ -74,7 +74,7 @@ fn judge(ns: &Namespace) -> Finding {
     Finding {
         kind: Kind::Namespace,
         namespace: None,
-        name: ns.metadata.name.clone(),
+        name: ns.metadata.name.to_string(),
         container: None,
         node: None,
         cause: Cause::NamespaceTerminating(cause),

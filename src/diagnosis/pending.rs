@@ -27,7 +27,7 @@ fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
     let finding = |cause, since, message: String, detail| Finding {
         kind: Kind::Pod,
         namespace: namespace_of(&pod.metadata.namespace),
-        name: pod.metadata.name.clone(),
+        name: pod.metadata.name.to_string(),
         container: None,
         node: None,
         cause: Cause::PodPending(cause),

@@ -32,7 +32,7 @@ pub(super) fn diagnose(cluster: &Cluster, now: Time, out: &mut Vec<Finding>) {
         out.push(Finding {
             kind: Kind::Pod,
             namespace: namespace_of(&pod.metadata.namespace),
-            name: pod.metadata.name.clone(),
+            name: pod.metadata.name.to_string(),
             container: None,
             node: node_of(&pod.spec.node_name),
             cause: Cause::PodTerminating(verdict.cause),

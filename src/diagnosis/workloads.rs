@@ -90,7 +90,7 @@ fn blocked_finding(
         ),
         detail: Detail::Blocked {
             blocking_pods: blocking.len(),
-            oldest_pod: oldest.metadata.name.clone(),
+            oldest_pod: oldest.metadata.name.to_string(),
         },
     })
 }
@@ -256,7 +256,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
     Some(Finding {
         kind: Kind::DaemonSet,
         namespace: namespace_of(&m.namespace),
-        name: m.name.clone(),
+        name: m.name.to_string(),
         container: None,
         node: None,
         cause: Cause::DaemonSetUnscheduled(cause),

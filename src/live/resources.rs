@@ -10,8 +10,8 @@ use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 
 use crate::model::{
-    CoreEvent, DaemonSet, Deployment, Event, Kind, Meta, Namespace, Node, Object, Pod, ReplicaSet,
-    StatefulSet,
+    CoreEvent, DaemonSet, Deployment, Event, Kind, Meta, Name, Namespace, Node, Object, Pod,
+    ReplicaSet, StatefulSet, Uid,
 };
 
 /// A model type the exporter watches.
@@ -22,11 +22,11 @@ pub trait Slim: DeserializeOwned + Clone + Debug + Send + Sync + 'static {
     const PLURAL: &'static str;
     type Scope;
 
-    fn meta(&self) -> (&str, &str, &str, &str);
+    fn meta(&self) -> (&str, &str, &Uid, &str);
     fn into_object(self) -> Object;
 }
 
-fn parts<L>(m: &Meta<L>) -> (&str, &str, &str, &str) {
+fn parts<L>(m: &Meta<L>) -> (&str, &str, &Uid, &str) {
     (&m.name, &m.namespace, &m.uid, &m.resource_version)
 }
 
@@ -39,14 +39,14 @@ macro_rules! slim {
             const PLURAL: &'static str = $plural;
             type Scope = $scope;
 
-            fn meta(&self) -> (&str, &str, &str, &str) {
+            fn meta(&self) -> (&str, &str, &Uid, &str) {
                 parts(&self.metadata)
             }
 
             fn into_object(self) -> Object {
                 let mut $o = self;
                 // The resourceVersion is the watcher's business, not the model's.
-                $o.metadata.resource_version = String::new();
+                $o.metadata.resource_version = Name::default();
                 $into
             }
         }
@@ -143,7 +143,7 @@ impl<'de, T: Slim> Deserialize<'de> for Watched<T> {
         let meta = ObjectMeta {
             name: some(name),
             namespace: some(namespace),
-            uid: some(uid),
+            uid: (!uid.is_empty()).then(|| uid.to_string()),
             resource_version: some(resource_version),
             ..ObjectMeta::default()
         };

@@ -9,7 +9,7 @@ use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};
 
 use crate::diagnosis::{self, Finding, Settings};
-use crate::model::{Cluster, Kind, Object, ObjectKey, Pod};
+use crate::model::{Cluster, Kind, Object, ObjectKey, Pod, Uid};
 
 use super::resources::plural;
 use super::shard::Shard;
@@ -122,7 +122,7 @@ impl LiveState {
         Some(
             cluster
                 .namespaces()
-                .map(|n| n.metadata.name.clone())
+                .map(|n| n.metadata.name.to_string())
                 .collect(),
         )
     }
@@ -233,11 +233,11 @@ impl LiveState {
         scope: &Scope,
         listed: &[Object],
     ) -> Vec<Observation> {
-        let listed: HashSet<(ObjectKey, &str)> = listed
+        let listed: HashSet<(ObjectKey, &Uid)> = listed
             .iter()
             .filter_map(|o| Some((o.key(), o.uid()?)))
             .collect();
-        let still_there = |key: ObjectKey, uid: &str| listed.contains(&(key, uid));
+        let still_there = |key: ObjectKey, uid: &Uid| listed.contains(&(key, uid));
         let now = Timestamp::now();
         match kind {
             Kind::Pod => {

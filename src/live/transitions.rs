@@ -6,7 +6,7 @@
 use foldhash::HashSet;
 
 use crate::diagnosis::{TerminatingCause, terminating_cause};
-use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time};
+use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time, Uid};
 
 /// One duration to record.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,47 +42,25 @@ pub struct Transitions {
     ready_seen: SeenUids,
 }
 
-/// A set of object UIDs. The API server's UIDs are UUIDs, held as 16 bytes
-/// (a string set cost about 80 bytes per pod of a large cluster); anything
-/// else is held as it came.
+/// A set of object UIDs. The API server's UIDs are UUIDs, held as 16-byte
+/// numbers (a string set cost about 80 bytes per pod of a large cluster);
+/// any other uid shares the text the pod holds.
 #[derive(Debug, Default)]
 struct SeenUids {
     uuids: HashSet<u128>,
-    others: HashSet<String>,
+    others: HashSet<Uid>,
 }
 
 impl SeenUids {
-    /// `8-4-4-4-12` lower-case hexadecimal digits, as the API server prints a
-    /// UID; anything else (upper case included) is not read as a number, so two
-    /// spellings never meet.
-    fn uuid(uid: &str) -> Option<u128> {
-        let dashes_at = [8, 13, 18, 23];
-        if uid.len() != 36 {
-            return None;
-        }
-        let mut value: u128 = 0;
-        for (at, b) in uid.bytes().enumerate() {
-            let digit = match b {
-                b'-' if dashes_at.contains(&at) => continue,
-                _ if dashes_at.contains(&at) => return None,
-                b'0'..=b'9' => b - b'0',
-                b'a'..=b'f' => b - b'a' + 10,
-                _ => return None,
-            };
-            value = value << 4 | u128::from(digit);
-        }
-        Some(value)
-    }
-
-    fn insert(&mut self, uid: &str) -> bool {
-        match Self::uuid(uid) {
+    fn insert(&mut self, uid: &Uid) -> bool {
+        match uid.as_u128() {
             Some(id) => self.uuids.insert(id),
-            None => self.others.insert(uid.to_string()),
+            None => self.others.insert(uid.clone()),
         }
     }
 
-    fn remove(&mut self, uid: &str) {
-        match Self::uuid(uid) {
+    fn remove(&mut self, uid: &Uid) {
+        match uid.as_u128() {
             Some(id) => self.uuids.remove(&id),
             None => self.others.remove(uid),
         };
@@ -189,30 +167,18 @@ mod tests {
     }
 
     #[test]
-    fn uids_are_held_as_numbers_when_they_are_uuids() {
+    fn uids_of_every_spelling_are_told_apart() {
         let uuid = "0f8b6c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f";
-        assert_eq!(
-            SeenUids::uuid(uuid),
-            Some(0x0f8b6c2e_5d1a_4c3b_9e7f_1a2b3c4d5e6f)
-        );
-        for other in [
-            "u1",
-            "0F8B6C2E-5D1A-4C3B-9E7F-1A2B3C4D5E6F",
-            "0f8b6c2e5d1a-4c3b-9e7f-1a2b3c4d5e6f-",
-            "0f8b6c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6g",
-        ] {
-            assert_eq!(SeenUids::uuid(other), None, "{other}");
-        }
         let mut seen = SeenUids::default();
-        for uid in [uuid, "u1", "0F8B6C2E-5D1A-4C3B-9E7F-1A2B3C4D5E6F"] {
-            assert!(seen.insert(uid), "{uid}");
-            assert!(!seen.insert(uid), "{uid}");
+        for uid in [uuid, "u1", "0F8B6C2E-5D1A-4C3B-9E7F-1A2B3C4D5E6F"].map(Uid::new) {
+            assert!(seen.insert(&uid), "{uid}");
+            assert!(!seen.insert(&uid), "{uid}");
         }
-        assert_eq!(seen.len(), 3);
-        seen.remove(uuid);
-        seen.remove("u1");
+        assert_eq!((seen.uuids.len(), seen.others.len()), (1, 2));
+        seen.remove(&Uid::new(uuid));
+        seen.remove(&Uid::new("u1"));
         assert_eq!(seen.len(), 1);
-        assert!(seen.insert(uuid));
+        assert!(seen.insert(&Uid::new(uuid)));
     }
 
     #[test]

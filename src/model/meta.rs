@@ -10,6 +10,9 @@ use std::sync::{Arc, LazyLock};
 use parking_lot::Mutex;
 use serde::{Deserialize, Deserializer, de::IgnoredAny};
 
+use super::name::{Name, SharedSet, interned};
+use super::uid::Uid;
+
 /// A point in time as the API prints it (RFC 3339, `Time` or `MicroTime`).
 pub type Time = jiff::Timestamp;
 
@@ -60,15 +63,15 @@ pub type Labels = BTreeMap<String, String>;
 )]
 pub struct Meta<L = NotKept> {
     #[serde(default, deserialize_with = "nullable")]
-    pub name: String,
-    /// Empty for cluster-scoped objects.
+    pub name: Name,
+    /// Empty for cluster-scoped objects. Interned: a namespace's objects share it.
+    #[serde(default, deserialize_with = "interned")]
+    pub namespace: Name,
     #[serde(default, deserialize_with = "nullable")]
-    pub namespace: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub uid: String,
+    pub uid: Uid,
     /// Needed by the watcher to resume; cleared before an object is stored.
     #[serde(default, deserialize_with = "nullable")]
-    pub resource_version: String,
+    pub resource_version: Name,
     #[serde(default)]
     pub creation_timestamp: Option<Time>,
     /// The deadline: request time plus `deletionGracePeriodSeconds`
@@ -101,33 +104,9 @@ impl<L> Meta<L> {
 
 /// The controller references held, one copy each: the ten pods of a ReplicaSet
 /// name it in the same words, and a copy per pod cost about 220 bytes (a list
-/// and three strings). An entry no object holds any more is dropped when the
-/// set has doubled since it was last swept, so the set follows the cluster.
-#[derive(Default)]
-struct SharedReferences {
-    held: foldhash::HashSet<Arc<OwnerReference>>,
-    sweep_at: usize,
-}
-
-static CONTROLLER_REFERENCES: LazyLock<Mutex<SharedReferences>> =
-    LazyLock::new(|| Mutex::new(SharedReferences::default()));
-
-impl SharedReferences {
-    const FIRST_SWEEP: usize = 1024;
-
-    fn share(&mut self, reference: OwnerReference) -> Arc<OwnerReference> {
-        if let Some(held) = self.held.get(&reference) {
-            return Arc::clone(held);
-        }
-        if self.held.len() >= self.sweep_at.max(Self::FIRST_SWEEP) {
-            self.held.retain(|r| Arc::strong_count(r) > 1);
-            self.sweep_at = self.held.len() * 2;
-        }
-        let shared = Arc::new(reference);
-        self.held.insert(Arc::clone(&shared));
-        shared
-    }
-}
+/// and three strings).
+static CONTROLLER_REFERENCES: LazyLock<Mutex<SharedSet<OwnerReference>>> =
+    LazyLock::new(|| Mutex::new(SharedSet::default()));
 
 /// Reads `ownerReferences` down to the controller's, shared with every other
 /// object that names the same controller in the same words.
@@ -135,10 +114,11 @@ fn shared_controller<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Arc<OwnerReference>>, D::Error> {
     let all: Vec<OwnerReference> = nullable(deserializer)?;
-    Ok(all
-        .into_iter()
-        .find(|o| o.controller)
-        .map(|o| CONTROLLER_REFERENCES.lock().share(o)))
+    Ok(all.into_iter().find(|o| o.controller).map(|o| {
+        CONTROLLER_REFERENCES
+            .lock()
+            .share(&o, || Arc::new(o.clone()))
+    }))
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize)]
@@ -183,12 +163,12 @@ pub struct Condition {
 /// The namespace and name that identify a namespaced object (namespace empty when cluster-scoped).
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectKey {
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Name,
+    pub name: Name,
 }
 
 impl ObjectKey {
-    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+    pub fn new(namespace: impl Into<Name>, name: impl Into<Name>) -> Self {
         ObjectKey {
             namespace: namespace.into(),
             name: name.into(),
@@ -249,28 +229,6 @@ mod tests {
         // No controller among the owners: none kept.
         assert!(meta("x", &format!("[{other}]")).controller().is_none());
         assert!(meta("x", "null").controller().is_none());
-    }
-
-    #[test]
-    fn references_no_object_holds_are_swept_as_the_set_grows() {
-        let reference = |i: usize| OwnerReference {
-            kind: "ReplicaSet".into(),
-            name: format!("rs-{i}"),
-            uid: format!("u-{i}"),
-            controller: true,
-        };
-        let mut shared = SharedReferences::default();
-        let kept: Vec<_> = (0..10).map(|i| shared.share(reference(i))).collect();
-        // Dropped at once: only the set holds these.
-        for i in 10..SharedReferences::FIRST_SWEEP {
-            shared.share(reference(i));
-        }
-        assert_eq!(shared.held.len(), SharedReferences::FIRST_SWEEP);
-        // The next new one sweeps first: the ten still held stay, shared.
-        shared.share(reference(usize::MAX));
-        assert_eq!(shared.held.len(), 11);
-        assert_eq!(shared.sweep_at, 20);
-        assert!(Arc::ptr_eq(&shared.share(reference(3)), &kept[3]));
     }
 
     #[test]

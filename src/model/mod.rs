@@ -5,9 +5,11 @@
 
 mod event;
 mod meta;
+mod name;
 mod namespace;
 mod node;
 mod pod;
+mod uid;
 mod workload;
 
 use std::borrow::Borrow;
@@ -22,6 +24,7 @@ pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use meta::{
     Condition, ConditionStatus, Labels, List, Meta, NotKept, ObjectKey, OwnerReference, Time,
 };
+pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
 pub use pod::{
@@ -29,6 +32,7 @@ pub use pod::{
     PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
     Waiting, host_ports,
 };
+pub use uid::Uid;
 pub use workload::{
     Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
     DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
@@ -117,7 +121,7 @@ impl Object {
 
     /// The uid of a pod or namespace: what tells a recreated object from the
     /// one it replaced.
-    pub fn uid(&self) -> Option<&str> {
+    pub fn uid(&self) -> Option<&Uid> {
         match self {
             Object::Pod(o) => Some(&o.metadata.uid),
             Object::Namespace(o) => Some(&o.metadata.uid),
@@ -159,7 +163,7 @@ impl OwnerKey {
 
     fn controller_of<L>(meta: &Meta<L>) -> Option<OwnerKey> {
         meta.controller().map(|o| OwnerKey {
-            namespace: meta.namespace.clone(),
+            namespace: meta.namespace.to_string(),
             kind: o.kind.clone(),
             name: o.name.clone(),
         })
@@ -180,7 +184,7 @@ impl EventStore {
     fn subject(event: &Event) -> (String, String, String) {
         let r = &event.regarding;
         let namespace = if r.namespace.is_empty() {
-            event.key.namespace.clone()
+            event.key.namespace.to_string()
         } else {
             r.namespace.clone()
         };
@@ -264,43 +268,87 @@ pub struct Cluster {
     /// often than they walk them, and nothing depends on the walking order
     /// (findings are sorted). Boxed, so the table's empty slots cost a pointer.
     pods: HashMap<Arc<ObjectKey>, Box<Pod>>,
-    nodes: BTreeMap<String, Node>,
-    namespaces: BTreeMap<String, Namespace>,
-    deployments: BTreeMap<ObjectKey, Deployment>,
-    replica_sets: BTreeMap<ObjectKey, ReplicaSet>,
-    stateful_sets: BTreeMap<ObjectKey, StatefulSet>,
-    daemon_sets: BTreeMap<ObjectKey, DaemonSet>,
+    nodes: BTreeMap<Name, Node>,
+    namespaces: BTreeMap<Name, Namespace>,
+    /// The workloads are boxed: a B-tree's spare slots then cost a pointer
+    /// each rather than a whole object.
+    deployments: BTreeMap<ObjectKey, Box<Deployment>>,
+    replica_sets: BTreeMap<ObjectKey, Box<ReplicaSet>>,
+    stateful_sets: BTreeMap<ObjectKey, Box<StatefulSet>>,
+    daemon_sets: BTreeMap<ObjectKey, Box<DaemonSet>>,
     events: EventStore,
-    pods_by_node: BTreeMap<String, BTreeSet<Arc<ObjectKey>>>,
+    pods_by_node: BTreeMap<Name, BTreeSet<Arc<ObjectKey>>>,
     pods_by_owner: BTreeMap<OwnerKey, BTreeSet<Arc<ObjectKey>>>,
     /// Pods that are not simply running (see [`Pod::is_settled`]): the only
     /// ones the per-pod diagnoses look at, so a scrape walks a few percent of a
     /// large cluster's pods instead of all of them.
     unsettled_pods: BTreeSet<Arc<ObjectKey>>,
-    replica_sets_by_owner: BTreeMap<OwnerKey, BTreeSet<ObjectKey>>,
+    replica_sets_by_owner: BTreeMap<OwnerKey, Vec<ObjectKey>>,
     listed: BTreeSet<Kind>,
 }
 
-fn index_insert<K: Ord + Clone>(
-    index: &mut BTreeMap<OwnerKey, BTreeSet<K>>,
+/// The keys an index holds under one owner.
+trait IndexEntry<K>: Default {
+    fn add(&mut self, key: &K);
+    fn take(&mut self, key: &ObjectKey);
+    fn is_empty(&self) -> bool;
+}
+
+impl<K: Ord + Clone + Borrow<ObjectKey>> IndexEntry<K> for BTreeSet<K> {
+    fn add(&mut self, key: &K) {
+        self.insert(key.clone());
+    }
+
+    fn take(&mut self, key: &ObjectKey) {
+        self.remove(key);
+    }
+
+    fn is_empty(&self) -> bool {
+        BTreeSet::is_empty(self)
+    }
+}
+
+/// A sorted list: for an index whose entries hold one or two keys (a
+/// Deployment's ReplicaSets), where a B-tree would allocate a node of eleven.
+impl IndexEntry<ObjectKey> for Vec<ObjectKey> {
+    fn add(&mut self, key: &ObjectKey) {
+        if let Err(at) = self.binary_search(key) {
+            self.reserve_exact(1);
+            self.insert(at, key.clone());
+        }
+    }
+
+    fn take(&mut self, key: &ObjectKey) {
+        if let Ok(at) = self.binary_search(key) {
+            self.remove(at);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
+fn index_insert<K, E: IndexEntry<K>>(
+    index: &mut BTreeMap<OwnerKey, E>,
     owner: Option<OwnerKey>,
     key: &K,
 ) {
     if let Some(owner) = owner {
-        index.entry(owner).or_default().insert(key.clone());
+        index.entry(owner).or_default().add(key);
     }
 }
 
-fn index_remove<K: Ord + Borrow<ObjectKey>>(
-    index: &mut BTreeMap<OwnerKey, BTreeSet<K>>,
+fn index_remove<K, E: IndexEntry<K>>(
+    index: &mut BTreeMap<OwnerKey, E>,
     owner: Option<OwnerKey>,
     key: &ObjectKey,
 ) {
     if let Some(owner) = owner
-        && let Some(set) = index.get_mut(&owner)
+        && let Some(entry) = index.get_mut(&owner)
     {
-        set.remove(key);
-        if set.is_empty() {
+        entry.take(key);
+        if entry.is_empty() {
             index.remove(&owner);
         }
     }
@@ -334,7 +382,7 @@ impl Cluster {
                 self.namespaces.insert(key.name, ns);
             }
             Object::Deployment(d) => {
-                self.deployments.insert(key, d);
+                self.deployments.insert(key, Box::new(d));
             }
             Object::ReplicaSet(rs) => {
                 if let Some(old) = self.replica_sets.get(&key) {
@@ -349,13 +397,13 @@ impl Cluster {
                     OwnerKey::controller_of(&rs.metadata),
                     &key,
                 );
-                self.replica_sets.insert(key, rs);
+                self.replica_sets.insert(key, Box::new(rs));
             }
             Object::StatefulSet(s) => {
-                self.stateful_sets.insert(key, s);
+                self.stateful_sets.insert(key, Box::new(s));
             }
             Object::DaemonSet(d) => {
-                self.daemon_sets.insert(key, d);
+                self.daemon_sets.insert(key, Box::new(d));
             }
             Object::Event(e) => self.events.apply(e),
         }
@@ -429,7 +477,7 @@ impl Cluster {
 
     /// The keys of every held object of `kind` (pods' in no particular order).
     pub fn keys(&self, kind: Kind) -> Vec<ObjectKey> {
-        fn named<T>(m: &BTreeMap<String, T>) -> Vec<ObjectKey> {
+        fn named<T>(m: &BTreeMap<Name, T>) -> Vec<ObjectKey> {
             m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
         }
         fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
@@ -561,15 +609,15 @@ impl Cluster {
     }
 
     pub fn deployments(&self) -> impl Iterator<Item = &Deployment> {
-        self.deployments.values()
+        self.deployments.values().map(|d| &**d)
     }
 
     pub fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
-        self.stateful_sets.values()
+        self.stateful_sets.values().map(|s| &**s)
     }
 
     pub fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
-        self.daemon_sets.values()
+        self.daemon_sets.values().map(|d| &**d)
     }
 
     /// Pods bound to a node.
@@ -588,9 +636,9 @@ impl Cluster {
         kind: Kind,
         namespace: &str,
         name: &str,
-        uid: &str,
+        uid: &Uid,
     ) -> impl Iterator<Item = &'a Pod> + 'a {
-        let uid = uid.to_string();
+        let uid = uid.clone();
         self.pods_by_owner
             .get(&OwnerKey::new(namespace, kind, name))
             .into_iter()
@@ -610,6 +658,7 @@ impl Cluster {
             .into_iter()
             .flatten()
             .filter_map(|k| self.replica_sets.get(k))
+            .map(|rs| &**rs)
             .filter(move |rs| owner_uid_agrees(&rs.metadata, &d.uid))
     }
 
@@ -620,7 +669,7 @@ impl Cluster {
         kind: Kind,
         namespace: &str,
         name: &str,
-        uid: &str,
+        uid: &Uid,
     ) -> impl Iterator<Item = &'a Event> + 'a {
         let mut list: Vec<&Event> = self
             .events
@@ -632,16 +681,16 @@ impl Cluster {
             ))
             .into_iter()
             .flatten()
-            .filter(|e| e.regarding.uid.is_empty() || uid.is_empty() || e.regarding.uid == uid)
+            .filter(|e| e.regarding.uid.is_empty() || uid.is_empty() || *uid == e.regarding.uid)
             .collect();
         list.sort_by_key(|e| (e.last_seen, e.key.name.clone()));
         list.into_iter()
     }
 }
 
-fn owner_uid_agrees<L>(meta: &Meta<L>, owner_uid: &str) -> bool {
+fn owner_uid_agrees<L>(meta: &Meta<L>, owner_uid: &Uid) -> bool {
     match meta.controller() {
-        Some(o) => o.uid.is_empty() || owner_uid.is_empty() || o.uid == owner_uid,
+        Some(o) => o.uid.is_empty() || owner_uid.is_empty() || *owner_uid == o.uid,
         None => false,
     }
 }
@@ -671,12 +720,12 @@ mod tests {
         ));
         assert_eq!(c.pods_on_node("n1").count(), 1);
         assert_eq!(
-            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "u-rs")
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new("u-rs"))
                 .count(),
             1
         );
         assert_eq!(
-            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "other-uid")
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new("other-uid"))
                 .count(),
             0
         );
@@ -687,7 +736,11 @@ mod tests {
         ));
         assert_eq!(c.pods_on_node("n1").count(), 0);
         assert_eq!(c.pods_on_node("n2").count(), 1);
-        assert_eq!(c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", "").count(), 0);
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new(""))
+                .count(),
+            0
+        );
 
         c.delete(Kind::Pod, &ObjectKey::new("ns", "a"));
         assert_eq!(c.len(Kind::Pod), 0);
@@ -760,7 +813,7 @@ mod tests {
         }
         let unsettled = |c: &Cluster| -> Vec<String> {
             c.unsettled_pods()
-                .map(|p| p.metadata.name.clone())
+                .map(|p| p.metadata.name.to_string())
                 .collect()
         };
         assert_eq!(
@@ -894,15 +947,23 @@ mod tests {
         }
         c.apply(warning("old-pod", "u0", "2024-05-01T11:00:00Z"));
         let seen: Vec<_> = c
-            .events_about(Kind::Pod, "ns", "p", "u1")
+            .events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
             .map(|e| e.key.name.clone())
             .collect();
         assert_eq!(seen.len(), MAX_EVENTS_PER_OBJECT - 1);
-        assert_eq!(seen.first().map(String::as_str), Some("e05"));
+        assert_eq!(seen.first().map(Name::as_str), Some("e05"));
         c.prune_events("2024-05-01T10:15:00Z".parse().unwrap());
-        assert_eq!(c.events_about(Kind::Pod, "ns", "p", "u1").count(), 5);
+        assert_eq!(
+            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
+                .count(),
+            5
+        );
         c.delete(Kind::Event, &ObjectKey::new("ns", "e19"));
-        assert_eq!(c.events_about(Kind::Pod, "ns", "p", "u1").count(), 4);
+        assert_eq!(
+            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
+                .count(),
+            4
+        );
     }
 
     #[test]

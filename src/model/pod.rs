@@ -3,6 +3,7 @@
 use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
+use super::name::{Name, interned};
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads
@@ -48,7 +49,8 @@ impl From<PodWire> for Pod {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(from = "PodSpecWire")]
 pub struct PodSpec {
-    pub node_name: String,
+    /// Interned: a node's pods share its name.
+    pub node_name: Name,
     pub host_network: bool,
     pub scheduling_gates: List<SchedulingGate>,
     /// What the containers and init containers claim on the node, sorted, no duplicates.
@@ -59,8 +61,8 @@ pub struct PodSpec {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PodSpecWire {
-    #[serde(default, deserialize_with = "nullable")]
-    node_name: String,
+    #[serde(default, deserialize_with = "interned")]
+    node_name: Name,
     #[serde(default, deserialize_with = "nullable")]
     host_network: bool,
     #[serde(default, deserialize_with = "compact")]
@@ -385,6 +387,7 @@ impl Pod {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{ObjectKey, Uid};
 
     #[test]
     fn deletion_request_is_deadline_minus_grace() {
@@ -424,6 +427,27 @@ mod tests {
             pod.scheduled_at().unwrap().to_string(),
             "2024-05-01T10:00:00Z"
         );
+    }
+
+    #[test]
+    fn pods_share_their_namespace_and_node_names_and_key_their_own_name() {
+        let pod = |name: &str| -> Pod {
+            serde_json::from_str(&format!(
+                r#"{{"metadata":{{"name":"{name}","namespace":"team-a",
+                    "uid":"0f8b6c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f"}},"spec":{{"nodeName":"node-1"}}}}"#
+            ))
+            .unwrap()
+        };
+        let same = |a: &str, b: &str| std::ptr::eq(a.as_ptr(), b.as_ptr());
+        let (a, b) = (pod("web-a"), pod("web-b"));
+        assert!(same(&a.metadata.namespace, &b.metadata.namespace));
+        assert!(same(&a.spec.node_name, &b.spec.node_name));
+        assert!(!same(&a.metadata.name, &b.metadata.name));
+        assert!(matches!(a.metadata.uid, Uid::Uuid(_)));
+        // The model's key holds the pod's own copy of its name.
+        let key = ObjectKey::from(&a.metadata);
+        assert!(same(&key.name, &a.metadata.name));
+        assert!(same(&key.namespace, &b.metadata.namespace));
     }
 
     #[test]
