@@ -42,8 +42,16 @@ const CONFIG_REASONS: &[&str] = &[
     "PostStartHookError",
 ];
 
-pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
-    for pod in cluster.unsettled_pods().filter(|p| {
+/// `unsettled`: the cluster's unsettled pods, where every pod with a waiting
+/// container or none created yet is.
+pub(super) fn diagnose(
+    cluster: &Cluster,
+    unsettled: &[&Pod],
+    now: Time,
+    settings: &Settings,
+    out: &mut Vec<Finding>,
+) {
+    for pod in unsettled.iter().filter(|p| {
         !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
     }) {
         let mut creating =

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 
 use jiff::SignedDuration;
 
-use crate::model::{Cluster, HostPort, Kind, Time};
+use crate::model::{Cluster, HostPort, Kind, Pod, Time};
 
 pub use causes::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
@@ -147,11 +147,13 @@ pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
 /// Everything wrong in `cluster` at `now`, ordered by anomaly, namespace, name, container.
 pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<Finding> {
     let mut findings = Vec::new();
-    terminating::diagnose(cluster, now, &mut findings);
-    workloads::diagnose(cluster, now, &mut findings);
+    // The pods the per-pod diagnoses walk, looked up once for all of them.
+    let unsettled: Vec<&Pod> = cluster.unsettled_pods().collect();
+    terminating::diagnose(cluster, &unsettled, now, &mut findings);
+    workloads::diagnose(cluster, &unsettled, now, &mut findings);
     namespaces::diagnose(cluster, &mut findings);
-    pending::diagnose(cluster, now, settings, &mut findings);
-    containers::diagnose(cluster, now, settings, &mut findings);
+    pending::diagnose(&unsettled, now, settings, &mut findings);
+    containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings
 }

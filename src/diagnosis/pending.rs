@@ -4,15 +4,16 @@
 //! ever touched has no PodScheduled condition at all.
 
 use crate::age;
-use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
+use crate::model::{ConditionStatus, Kind, Pod, PodPhase, Time};
 
 use super::classify;
 use super::{Cause, Detail, Finding, PendingCause, Settings, namespace_of};
 
-pub(super) fn diagnose(cluster: &Cluster, now: Time, settings: &Settings, out: &mut Vec<Finding>) {
+/// `unsettled`: the cluster's unsettled pods, where every unbound pod is.
+pub(super) fn diagnose(unsettled: &[&Pod], now: Time, settings: &Settings, out: &mut Vec<Finding>) {
     out.extend(
-        cluster
-            .unsettled_pods()
+        unsettled
+            .iter()
             .filter(|p| {
                 p.status.phase == PodPhase::Pending
                     && p.spec.node_name.is_empty()

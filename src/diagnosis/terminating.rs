@@ -21,8 +21,9 @@ use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 use super::classify::{self, TerminationEvent};
 use super::{Cause, Detail, Finding, TerminatingCause, namespace_of, node_of};
 
-pub(super) fn diagnose(cluster: &Cluster, now: Time, out: &mut Vec<Finding>) {
-    for pod in cluster.unsettled_pods().filter(|p| p.is_terminating()) {
+/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
+pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
+    for pod in unsettled.iter().filter(|p| p.is_terminating()) {
         let (Some(requested), Some(deadline)) =
             (pod.deletion_requested(), pod.metadata.deletion_timestamp)
         else {

@@ -8,7 +8,7 @@
 //!   once the old pod object is gone;
 //! - `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::model::{
     Cluster, DaemonSet, Deployment, HostPort, Kind, Pod, ReplicaSet, StatefulSet, Time, host_ports,
@@ -19,15 +19,31 @@ use super::placement::daemon_pod_fits;
 use super::terminating::{judge, node_lost};
 use super::{BlockingCause, Cause, DaemonSetCause, Detail, Finding, PendingCause, namespace_of};
 
-pub(super) fn diagnose(cluster: &Cluster, now: Time, out: &mut Vec<Finding>) {
+/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
+pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
     out.extend(
         cluster
             .deployments()
             .filter_map(|d| recreate_blocked(cluster, d, now)),
     );
+    // Only a Terminating pod blocks a StatefulSet: the sets no such pod names
+    // as its controller are not walked (a scrape used to walk every set's pods).
+    let with_terminating: HashSet<(&str, &str)> = unsettled
+        .iter()
+        .filter(|p| p.is_terminating())
+        .filter_map(|p| {
+            let c = p.metadata.controller()?;
+            (c.kind == Kind::StatefulSet.as_str())
+                .then_some((p.metadata.namespace.as_str(), c.name.as_str()))
+        })
+        .collect();
     out.extend(
         cluster
             .stateful_sets()
+            .filter(|s| {
+                with_terminating
+                    .contains(&(s.metadata.namespace.as_str(), s.metadata.name.as_str()))
+            })
             .filter_map(|s| statefulset_blocked(cluster, s, now)),
     );
     out.extend(

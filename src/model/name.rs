@@ -18,8 +18,38 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 /// A name (of an object, a namespace, a node): an immutable string that clones
 /// by reference count. A pod's key shares its name with its metadata, and the
 /// namespaces and nodes pods name are [interned](Name::interned).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Eq)]
 pub struct Name(Arc<str>);
+
+// Compared as text, but the same copy is equal without reading it: the model's
+// keys and indexes hold shared copies, so most comparisons end there.
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+// As the text hashes, so `Borrow<str>` lookups find a name.
+impl Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
 
 static EMPTY: LazyLock<Name> = LazyLock::new(|| Name(Arc::from("")));
 
