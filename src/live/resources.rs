@@ -11,7 +11,7 @@ use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 
 use crate::model::{
     CoreEvent, DaemonSet, Deployment, Event, Kind, Meta, Name, Namespace, Node, Object, Pod,
-    ReplicaSet, StatefulSet, Uid,
+    ReplicaSet, StatefulSet,
 };
 
 /// A model type the exporter watches.
@@ -22,12 +22,13 @@ pub trait Slim: DeserializeOwned + Clone + Debug + Send + Sync + 'static {
     const PLURAL: &'static str;
     type Scope;
 
-    fn meta(&self) -> (&str, &str, &Uid, &str);
+    fn meta(&self) -> (&str, &str, &str);
     fn into_object(self) -> Object;
 }
 
-fn parts<L>(m: &Meta<L>) -> (&str, &str, &Uid, &str) {
-    (&m.name, &m.namespace, &m.uid, &m.resource_version)
+/// Name, namespace and resourceVersion.
+fn parts<L>(m: &Meta<L>) -> (&str, &str, &str) {
+    (&m.name, &m.namespace, &m.resource_version)
 }
 
 macro_rules! slim {
@@ -39,7 +40,7 @@ macro_rules! slim {
             const PLURAL: &'static str = $plural;
             type Scope = $scope;
 
-            fn meta(&self) -> (&str, &str, &Uid, &str) {
+            fn meta(&self) -> (&str, &str, &str) {
                 parts(&self.metadata)
             }
 
@@ -138,12 +139,15 @@ impl<T: Slim> Watched<T> {
 impl<'de, T: Slim> Deserialize<'de> for Watched<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let object = T::deserialize(deserializer)?;
-        let (name, namespace, uid, resource_version) = object.meta();
+        let (name, namespace, resource_version) = object.meta();
         let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        // kube-runtime's watcher reads only the resourceVersion (to resume);
+        // name and namespace are filled in so the object reads right through
+        // `kube::Resource`. The uid is left out: nothing reads it there, and
+        // the model holds it as bytes, not text.
         let meta = ObjectMeta {
             name: some(name),
             namespace: some(namespace),
-            uid: (!uid.is_empty()).then(|| uid.to_string()),
             resource_version: some(resource_version),
             ..ObjectMeta::default()
         };

@@ -136,12 +136,6 @@ impl From<&Name> for Name {
     }
 }
 
-impl From<Name> for String {
-    fn from(name: Name) -> Self {
-        name.0.to_string()
-    }
-}
-
 impl PartialEq<str> for Name {
     fn eq(&self, other: &str) -> bool {
         &*self.0 == other
