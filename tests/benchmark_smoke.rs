@@ -40,4 +40,6 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
     assert!(report.churn_events_sent >= 200);
     assert!(report.churn_events_applied >= report.churn_events_sent as f64);
     assert!(report.cpu_per_thousand_events().is_finite());
+    // The pods were listed again after the server's history was lost.
+    assert!(report.relist_seconds > 0.0 && report.relist_peak_rss > 0);
 }

@@ -50,6 +50,12 @@ pub struct Report {
     pub churn_events_applied: f64,
     pub churn_cpu_seconds: f64,
     pub churn_seconds: f64,
+    /// From the server's history being lost and every watch cut to the
+    /// exporter's pod watch having listed again (410 Gone, then a relist).
+    pub relist_seconds: f64,
+    /// The peak resident set during that relist, while the model still held
+    /// the old objects.
+    pub relist_peak_rss: u64,
 }
 
 impl Report {
@@ -136,6 +142,15 @@ fn pod_events_applied(metrics: &str) -> f64 {
         metrics,
         "kube_lifecycle_watch_events_total",
         "resource=\"pods\",type=\"applied\"",
+    )
+}
+
+/// How many times the exporter's pod watch has listed again after its first sync.
+fn pod_relists(metrics: &str) -> f64 {
+    sum_of(
+        metrics,
+        "kube_lifecycle_watch_restarts_total",
+        "resource=\"pods\"",
     )
 }
 
@@ -262,6 +277,26 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     if applied < sent as f64 * 0.99 {
         bail!("the exporter applied {applied} of {sent} pod changes");
     }
+
+    // A relist, as after etcd is restored: every watch is cut and its resume
+    // point is gone (410 Gone, even for a watch that saw the last change), so
+    // each lists again while the model still holds what it built.
+    eprintln!("[{} pods] relisting", config.pods);
+    process.reset_peak_rss()?;
+    let relists_before = pod_relists(&process.get("/metrics").await?);
+    let relist_start = Instant::now();
+    server.restart_with_new_epoch();
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        if pod_relists(&process.get("/metrics").await?) > relists_before {
+            break;
+        }
+        if relist_start.elapsed() > Duration::from_secs(1800) {
+            bail!("the exporter did not relist its pods within 30 minutes");
+        }
+    }
+    let relist_seconds = relist_start.elapsed().as_secs_f64();
+    let relist_peak_rss = process.peak_rss()?;
     drop(process);
 
     Ok(Report {
@@ -286,6 +321,8 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         churn_events_applied: applied,
         churn_cpu_seconds,
         churn_seconds,
+        relist_seconds,
+        relist_peak_rss,
     })
 }
 
@@ -305,7 +342,7 @@ pub fn table(reports: &[Report]) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
-    let rows: [Row; 19] = [
+    let rows: [Row; 20] = [
         ("nodes / objects", |r| {
             format!("{} / {}", r.nodes, r.objects)
         }),
@@ -366,6 +403,13 @@ pub fn table(reports: &[Report]) -> String {
         }),
         ("CPU at that churn", |r| {
             format!("{:.1}% of a core", 100.0 * r.churn_core_share())
+        }),
+        ("relist after 410 Gone (time / peak RSS)", |r| {
+            format!(
+                "{:.2} s / {:.0} MiB",
+                r.relist_seconds,
+                mib(r.relist_peak_rss)
+            )
         }),
     ];
     for (name, cell) in rows {

@@ -102,6 +102,13 @@ impl ExporterProcess {
         self.status_field("VmHWM:")
     }
 
+    /// Brings the peak resident set (`VmHWM`) down to the current one, so the
+    /// next peak read is that of what follows (Linux `clear_refs`, value 5).
+    pub fn reset_peak_rss(&self) -> Result<()> {
+        std::fs::write(format!("/proc/{}/clear_refs", self.child.id()), "5")
+            .context("resetting the peak resident set through /proc/PID/clear_refs")
+    }
+
     /// User plus system CPU time so far.
     pub fn cpu_seconds(&self) -> Result<f64> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
