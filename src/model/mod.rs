@@ -636,15 +636,14 @@ impl Cluster {
         kind: Kind,
         namespace: &str,
         name: &str,
-        uid: &Uid,
+        uid: &'a Uid,
     ) -> impl Iterator<Item = &'a Pod> + 'a {
-        let uid = uid.clone();
         self.pods_by_owner
             .get(&OwnerKey::new(namespace, kind, name))
             .into_iter()
             .flatten()
             .filter_map(|k| self.pod(k))
-            .filter(move |p| owner_uid_agrees(&p.metadata, &uid))
+            .filter(move |p| owner_uid_agrees(&p.metadata, uid))
     }
 
     /// ReplicaSets whose controller is the named Deployment.

@@ -91,12 +91,6 @@ impl Borrow<str> for Name {
     }
 }
 
-impl AsRef<str> for Name {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -118,21 +112,9 @@ impl From<&str> for Name {
     }
 }
 
-impl From<&String> for Name {
-    fn from(name: &String) -> Self {
-        Name::from(name.as_str())
-    }
-}
-
 impl From<String> for Name {
     fn from(name: String) -> Self {
         Name::from(name.as_str())
-    }
-}
-
-impl From<&Name> for Name {
-    fn from(name: &Name) -> Self {
-        name.clone()
     }
 }
 

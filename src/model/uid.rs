@@ -10,7 +10,7 @@ use super::name::Name;
 /// characters; such a uid is held as its 16 bytes (a string cost 72 bytes per
 /// object). Anything else (hand-written dumps, upper case) is held as written,
 /// so two spellings of one UUID stay different, as they are to the API.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Uid {
     Uuid([u8; 16]),
     Text(Name),
@@ -104,12 +104,6 @@ impl PartialEq<&str> for Uid {
 impl PartialEq<String> for Uid {
     fn eq(&self, other: &String) -> bool {
         self == other.as_str()
-    }
-}
-
-impl From<&str> for Uid {
-    fn from(text: &str) -> Self {
-        Uid::new(text)
     }
 }
 
