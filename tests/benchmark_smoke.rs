@@ -32,6 +32,7 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
         report.pod_bytes_mean
     );
     assert!(report.sync_seconds > 0.0 && report.parse_only_mb_per_second > 0.0);
+    assert!(report.decode_only_mb_per_second > 0.0 && report.pod_parse_only_mb_per_second > 0.0);
     assert!(report.steady_rss > 0 && report.peak_rss >= report.steady_rss);
     // One pod in 33 is anomalous, each giving at least one finding.
     assert!(report.findings >= 400 / 33, "{} findings", report.findings);

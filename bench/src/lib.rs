@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use fake_apiserver::FakeApiServer;
+use kube_lifecycle_exporter::live::list_watch::decode_page;
+use kube_lifecycle_exporter::model::Pod;
 use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
@@ -37,6 +39,11 @@ pub struct Report {
     /// CPU the exporter spent from its start to its first complete sync.
     pub sync_cpu_seconds: f64,
     pub parse_only_mb_per_second: f64,
+    /// The pods' pages decoded by the exporter's own list decoder, in the
+    /// benchmark process: no network, no model.
+    pub decode_only_mb_per_second: f64,
+    /// The same pod pages parsed with `IgnoredAny`, in the same rounds.
+    pub pod_parse_only_mb_per_second: f64,
     pub peak_rss: u64,
     pub steady_rss: u64,
     pub empty_rss: u64,
@@ -76,6 +83,11 @@ impl Report {
     pub fn ingest_cpu_ratio(&self) -> f64 {
         self.ingest_mb_per_cpu_second() / self.parse_only_mb_per_second
     }
+    /// The decoder's rate against parsing the same bytes: the most the whole
+    /// ingest could reach with this decoder, were everything else free.
+    pub fn decode_ratio(&self) -> f64 {
+        self.decode_only_mb_per_second / self.pod_parse_only_mb_per_second
+    }
     pub fn retained_bytes_per_pod(&self) -> f64 {
         self.steady_rss.saturating_sub(self.empty_rss) as f64 / self.pods as f64
     }
@@ -105,6 +117,30 @@ fn parse_only_rate(pages: &[String]) -> f64 {
         best = best.min(start.elapsed().as_secs_f64());
     }
     bytes as f64 / 1e6 / best
+}
+
+/// Decodes pod list pages with the exporter's own decoder and, in the same
+/// rounds, parses them with `IgnoredAny`: (decode MB/s, parse-only MB/s), each
+/// the best of its rounds.
+fn pod_decode_rates(pages: &[String]) -> (f64, f64) {
+    let bytes: usize = pages.iter().map(String::len).sum();
+    let rounds = (400_000_000 / bytes.max(1)).clamp(3, 20);
+    let (mut decode, mut parse) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for page in pages {
+            let list = decode_page::<Pod>(page).expect("generated pods decode");
+            std::hint::black_box(list);
+        }
+        decode = decode.min(start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        for page in pages {
+            let _: IgnoredAny = serde_json::from_str(page).expect("generated JSON parses");
+        }
+        parse = parse.min(start.elapsed().as_secs_f64());
+    }
+    let mb = bytes as f64 / 1e6;
+    (mb / decode, mb / parse)
 }
 
 /// The cluster's objects as list pages of 500, the exporter's page size.
@@ -189,6 +225,10 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     );
     let parse_only = parse_only_rate(&pages);
     drop(pages);
+    eprintln!("[{} pods] decoding the pods' pages", config.pods);
+    let pod_pages = pages_of(&cluster.pods.iter().collect::<Vec<_>>());
+    let (decode_only, pod_parse_only) = pod_decode_rates(&pod_pages);
+    drop(pod_pages);
 
     let server = FakeApiServer::start().await?;
     // Room for the churn's changes without compaction during the run.
@@ -308,6 +348,8 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         sync_seconds,
         sync_cpu_seconds,
         parse_only_mb_per_second: parse_only,
+        decode_only_mb_per_second: decode_only,
+        pod_parse_only_mb_per_second: pod_parse_only,
         peak_rss,
         steady_rss,
         empty_rss,
@@ -342,7 +384,7 @@ pub fn table(reports: &[Report]) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
-    let rows: [Row; 20] = [
+    let rows: [Row; 21] = [
         ("nodes / objects", |r| {
             format!("{} / {}", r.nodes, r.objects)
         }),
@@ -371,6 +413,13 @@ pub fn table(reports: &[Report]) -> String {
                 "{:.0} MB/s ({:.2}× parse only)",
                 r.ingest_mb_per_cpu_second(),
                 r.ingest_cpu_ratio()
+            )
+        }),
+        ("decode only: pods, the exporter's decoder", |r| {
+            format!(
+                "{:.0} MB/s ({:.2}× parse only of the same pages)",
+                r.decode_only_mb_per_second,
+                r.decode_ratio()
             )
         }),
         ("peak RSS", |r| format!("{:.0} MiB", mib(r.peak_rss))),

@@ -1,6 +1,7 @@
 //! The live exporter: watch tasks feeding a shared model, the exporter's own
 //! telemetry, and duration histograms observed on transitions.
 
+pub mod list_watch;
 pub mod resources;
 pub mod shard;
 pub mod snapshot;

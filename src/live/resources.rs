@@ -1,6 +1,6 @@
-//! The slim kinds as kube-runtime watches them. [`Watched`] decodes straight
-//! into the model's type and carries only the metadata the watcher itself reads
-//! (name, namespace, uid, resourceVersion), so no whole object is ever held.
+//! The slim kinds as the exporter lists and watches them. [`Watched`] decodes
+//! straight into the model's type, so no whole object is ever held; the
+//! list-watch reads the resourceVersion from the slim type's own metadata.
 
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -115,10 +115,12 @@ slim!(
     |o| Object::Event(Event::from(o))
 );
 
-/// A slim object as received from a list or watch.
+/// A slim object as received from a list or watch. It is a `kube::Resource`
+/// only so that `Api` can build its URLs; its kube `ObjectMeta` is empty
+/// unless something writes to it (nothing in the exporter does).
 #[derive(Debug, Clone)]
 pub struct Watched<T> {
-    meta: ObjectMeta,
+    meta: Option<Box<ObjectMeta>>,
     pub object: T,
 }
 
@@ -138,20 +140,10 @@ impl<T: Slim> Watched<T> {
 
 impl<'de, T: Slim> Deserialize<'de> for Watched<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let object = T::deserialize(deserializer)?;
-        let (name, namespace, resource_version) = object.meta();
-        let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
-        // kube-runtime's watcher reads only the resourceVersion (to resume);
-        // name and namespace are filled in so the object reads right through
-        // `kube::Resource`. The uid is left out: nothing reads it there, and
-        // the model holds it as bytes, not text.
-        let meta = ObjectMeta {
-            name: some(name),
-            namespace: some(namespace),
-            resource_version: some(resource_version),
-            ..ObjectMeta::default()
-        };
-        Ok(Watched { meta, object })
+        Ok(Watched {
+            meta: None,
+            object: T::deserialize(deserializer)?,
+        })
     }
 }
 
@@ -176,11 +168,13 @@ impl<T: Slim> kube::Resource for Watched<T> {
     }
 
     fn meta(&self) -> &ObjectMeta {
-        &self.meta
+        static EMPTY: std::sync::LazyLock<ObjectMeta> =
+            std::sync::LazyLock::new(ObjectMeta::default);
+        self.meta.as_deref().unwrap_or(&EMPTY)
     }
 
     fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.meta
+        self.meta.get_or_insert_default()
     }
 }
 
@@ -218,15 +212,15 @@ mod tests {
     use kube::Resource;
 
     #[test]
-    fn a_watched_pod_keeps_only_watcher_metadata_and_the_slim_pod() {
+    fn a_watched_pod_is_the_slim_pod_with_its_resource_version() {
         let w: Watched<Pod> = serde_json::from_str(
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u",
                 "resourceVersion":"42","labels":{"a":"b"},"managedFields":[{"manager":"x"}]},
                 "spec":{"nodeName":"n1"}}"#,
         )
         .unwrap();
-        assert_eq!(w.meta().resource_version.as_deref(), Some("42"));
-        assert_eq!(w.meta().labels, None);
+        assert_eq!(w.object.meta(), ("p", "ns", "42"));
+        assert_eq!(w.meta(), &ObjectMeta::default());
         assert_eq!(
             Watched::<Pod>::url_path(&(), Some("ns")),
             "/api/v1/namespaces/ns/pods"

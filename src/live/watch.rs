@@ -1,5 +1,5 @@
-//! The watch tasks: one kube-runtime watcher per resource (and per namespace when
-//! the exporter is limited to some), feeding the live model. A relist
+//! The watch tasks: one list-watch ([`list_watch`]) per resource (and per
+//! namespace when the exporter is limited to some), feeding the live model. A relist
 //! (`Init … InitDone`) replaces what the model holds for that watch, so objects
 //! deleted while the watch was down disappear.
 
@@ -17,6 +17,7 @@ use crate::model::{
     CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet, StatefulSet,
 };
 
+use super::list_watch;
 use super::resources::{Slim, Watched, group, plural};
 use super::shard::Shard;
 use super::state::{LiveState, Scope};
@@ -31,7 +32,7 @@ pub struct WatchOptions {
     /// The part of the cluster this exporter covers (all of it unless sharded).
     pub shard: Shard,
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
-    /// `None` keeps kube-runtime's default (290 s).
+    /// `None` keeps the default, 290 s.
     pub watch_timeout: Option<std::time::Duration>,
 }
 
@@ -47,7 +48,10 @@ pub const WATCHED_KINDS: [Kind; 8] = [
     Kind::Event,
 ];
 
-/// What kube-runtime's watcher does with a resource: one list, then watches.
+/// Objects per list page, client-go's default.
+const PAGE_SIZE: u32 = 500;
+
+/// What a list-watch does with a resource: one list, then watches.
 /// Nothing is read by name, so RBAC needs no `get`.
 pub const VERBS: [&str; 2] = ["list", "watch"];
 
@@ -148,13 +152,12 @@ fn spawn_one(
     kind: Kind,
     scope: Scope,
 ) -> JoinHandle<()> {
-    let config = watcher::Config {
+    let config = list_watch::Params {
         field_selector: field_selector(kind, options),
         timeout: options
             .watch_timeout
-            .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32)
-            .or(watcher::Config::default().timeout),
-        ..watcher::Config::default()
+            .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32),
+        page_size: PAGE_SIZE,
     };
     let keep = keep_namespace(kind, options);
     let (client, state) = (client.clone(), state.clone());
@@ -282,7 +285,7 @@ fn keep_namespace(kind: Kind, options: &WatchOptions) -> Option<Vec<String>> {
 
 async fn run<T: Slim>(
     api: Api<Watched<T>>,
-    config: watcher::Config,
+    config: list_watch::Params,
     state: Arc<LiveState>,
     scope: Scope,
     only_names: Option<Vec<String>>,
@@ -324,12 +327,13 @@ async fn run<T: Slim>(
 
 fn watcher<T: Slim>(
     api: Api<Watched<T>>,
-    config: watcher::Config,
+    config: list_watch::Params,
 ) -> impl futures::Stream<Item = watcher::Result<Event<Watched<T>>>>
 where
     Watched<T>: kube::Resource<DynamicType = ()>,
 {
-    watcher::watcher(api, config)
+    let client = api.clone().into_client();
+    list_watch::list_watch(api, client, config)
 }
 
 /// A bounded reason for a watch error, and the verb that failed.
