@@ -13,6 +13,7 @@ use std::cell::Cell;
 use jiff::Timestamp;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
 use kube_lifecycle_exporter::dump;
+use kube_lifecycle_exporter::live::skim;
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -536,5 +537,63 @@ proptest! {
         any_json().prop_map(|v| format!("kind: List\nitems:\n- {v}\n")),
     ]) {
         let _ = dump::load_str(&input);
+    }
+}
+
+/// The list decoder (`skim`) and serde_json on the same text: the same value,
+/// or both an error.
+fn decoded_alike<T>(text: &str) -> Result<(), TestCaseError>
+where
+    T: for<'de> serde::Deserialize<'de> + std::fmt::Debug,
+{
+    match (serde_json::from_str::<T>(text), skim::from_str::<T>(text)) {
+        (Ok(a), Ok(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        (Err(_), Err(_)) => {}
+        (a, b) => prop_assert!(false, "serde_json: {:?}\nskim: {:?}\n{}", a, b, text),
+    }
+    Ok(())
+}
+
+/// Every slim kind the exporter lists, decoded from `object` both ways.
+fn every_kind_decoded_alike(object: &Value) -> Result<(), TestCaseError> {
+    use kube_lifecycle_exporter::model::{
+        CoreEvent, DaemonSet, Deployment, Namespace, Node, Pod, ReplicaSet, StatefulSet,
+    };
+    let text = object.to_string();
+    decoded_alike::<Pod>(&text)?;
+    decoded_alike::<Node>(&text)?;
+    decoded_alike::<Namespace>(&text)?;
+    decoded_alike::<Deployment>(&text)?;
+    decoded_alike::<ReplicaSet>(&text)?;
+    decoded_alike::<StatefulSet>(&text)?;
+    decoded_alike::<DaemonSet>(&text)?;
+    decoded_alike::<CoreEvent>(&text)?;
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn the_list_decoder_reads_shaped_objects_as_serde_json_does(object in shaped_object()) {
+        every_kind_decoded_alike(&object)?;
+    }
+
+    #[test]
+    fn the_list_decoder_reads_shapeless_objects_as_serde_json_does(object in shapeless_object()) {
+        every_kind_decoded_alike(&object)?;
+    }
+
+    #[test]
+    fn the_list_decoder_reads_any_json_as_serde_json_does(value in any_json()) {
+        // (Not as a `Value`: serde_json's default float parsing rounds the
+        // last digit differently; no slim type keeps a float.)
+        every_kind_decoded_alike(&value)?;
+    }
+}
+
+#[test]
+fn the_list_decoder_reads_the_benchmark_cluster_as_serde_json_does() {
+    let cluster = lifecycle_bench::cluster::generate(400);
+    for object in cluster.others.iter().chain(&cluster.pods) {
+        every_kind_decoded_alike(object).unwrap();
     }
 }

@@ -29,6 +29,15 @@ pub struct Cluster {
 }
 
 pub fn generate(pods: usize) -> Cluster {
+    let others = others(pods);
+    let nodes = others.iter().filter(|o| o["kind"] == "Node").count();
+    let pods = (0..pods).map(|i| pod(i, nodes)).collect();
+    Cluster { others, pods }
+}
+
+/// The nodes, namespaces and workloads of a cluster of `pods` pods; pod `i`
+/// is [`pod`]`(i, nodes)`.
+pub fn others(pods: usize) -> Vec<Value> {
     let nodes = pods.div_ceil(PODS_PER_NODE).max(3);
     let namespaces = pods.div_ceil(PODS_PER_NAMESPACE).max(1);
     let mut others = Vec::new();
@@ -70,8 +79,7 @@ pub fn generate(pods: usize) -> Cluster {
                  "template": {"spec": {"containers": [{"name": "node-exporter", "image": "quay.io/prometheus/node-exporter:v1.8.1",
                                                        "ports": [{"containerPort": 9100, "hostPort": 9100}]}]}}},
         "status": {"desiredNumberScheduled": nodes, "currentNumberScheduled": nodes, "numberReady": nodes}}));
-    let pods = (0..pods).map(|i| pod(i, nodes)).collect();
-    Cluster { others, pods }
+    others
 }
 
 fn namespace_name(i: usize) -> String {

@@ -14,9 +14,14 @@ use fake_apiserver::FakeApiServer;
 use kube_lifecycle_exporter::live::list_watch::decode_page;
 use kube_lifecycle_exporter::model::Pod;
 use serde::de::IgnoredAny;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use process::ExporterProcess;
+
+/// The environment the container image runs the exporter in (its Dockerfile's
+/// `ENV`, which a test holds to this): glibc's malloc backs its heap with
+/// transparent huge pages.
+pub const EXPORTER_ENV: (&str, &str) = ("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1");
 
 pub struct Config {
     /// The `kube-lifecycle-exporter` binary to run.
@@ -144,12 +149,14 @@ fn pod_decode_rates(pages: &[String]) -> (f64, f64) {
 }
 
 /// The cluster's objects as list pages of 500, the exporter's page size.
-fn pages_of(objects: &[&Value]) -> Vec<String> {
+fn pages_of(objects: &[&str]) -> Vec<String> {
     objects
         .chunks(500)
         .map(|chunk| {
-            json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "1"}, "items": chunk})
-                .to_string()
+            format!(
+                r#"{{"apiVersion":"v1","kind":"List","metadata":{{"resourceVersion":"1"}},"items":[{}]}}"#,
+                chunk.join(",")
+            )
         })
         .collect()
 }
@@ -206,17 +213,24 @@ pub async fn empty_rss(exporter: &Path) -> Result<u64> {
 
 pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     eprintln!("[{} pods] generating the cluster", config.pods);
-    let cluster = cluster::generate(config.pods);
-    let nodes = cluster
-        .others
-        .iter()
-        .filter(|o| o["kind"] == "Node")
-        .count();
-    let all: Vec<&Value> = cluster.others.iter().chain(&cluster.pods).collect();
+    // Each object is serialised as it is generated and its JSON tree dropped
+    // at once: a tree of the whole cluster dropped in one go left the
+    // allocator of this process consolidating its free lists for seconds,
+    // while the exporter listed, and the sync time counted that stall.
+    let mut others: Vec<String> = Vec::new();
+    let mut nodes = 0;
+    for object in cluster::others(config.pods) {
+        nodes += usize::from(object["kind"] == "Node");
+        others.push(object.to_string());
+    }
+    let pods: Vec<String> = (0..config.pods)
+        .map(|i| cluster::pod(i, nodes).to_string())
+        .collect();
+    let all: Vec<&str> = others.iter().chain(&pods).map(String::as_str).collect();
     let objects = all.len();
     let pages = pages_of(&all);
     let bytes: usize = pages.iter().map(String::len).sum();
-    let pod_bytes: usize = cluster.pods.iter().map(|p| p.to_string().len()).sum();
+    let pod_bytes: usize = pods.iter().map(String::len).sum();
     eprintln!(
         "[{} pods] {} objects, {:.0} MB as lists; parsing them without decoding",
         config.pods,
@@ -226,18 +240,17 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let parse_only = parse_only_rate(&pages);
     drop(pages);
     eprintln!("[{} pods] decoding the pods' pages", config.pods);
-    let pod_pages = pages_of(&cluster.pods.iter().collect::<Vec<_>>());
+    let pod_pages = pages_of(&pods.iter().map(String::as_str).collect::<Vec<_>>());
     let (decode_only, pod_parse_only) = pod_decode_rates(&pod_pages);
     drop(pod_pages);
 
     let server = FakeApiServer::start().await?;
     // Room for the churn's changes without compaction during the run.
     server.set_history_limit(config.churn_rate * config.churn.as_secs() as usize + 100_000);
-    for object in all {
-        server.apply(object.clone());
+    for json in all {
+        server.apply(serde_json::from_str(json).context("generated JSON parses")?);
     }
-    // The server holds the objects now; the churn regenerates the pods it changes.
-    drop(cluster);
+    drop((others, pods));
     let dir = tempfile::tempdir()?;
     let kubeconfig = dir.path().join("kubeconfig");
     server.write_kubeconfig(&kubeconfig)?;

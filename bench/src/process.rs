@@ -26,6 +26,7 @@ impl ExporterProcess {
             ])
             .arg(kubeconfig)
             .env_remove("RUST_LOG")
+            .env(crate::EXPORTER_ENV.0, crate::EXPORTER_ENV.1)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -20,11 +20,13 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use http_body_util::BodyExt;
 use kube::api::{ListParams, WatchEvent, WatchParams};
-use kube::core::{ObjectList, Status};
+use kube::core::Status;
 use kube::runtime::watcher::{self, Event};
 use kube::{Api, Client};
+use serde::Deserialize;
 
 use super::resources::{Slim, Watched};
+use super::skim;
 
 /// What a list-watch asks of the server.
 #[derive(Debug, Clone)]
@@ -249,10 +251,7 @@ where
     }
 
     /// One page of the list, read into the list's buffer and decoded from it.
-    async fn list_page(
-        &mut self,
-        continue_token: Option<String>,
-    ) -> kube::Result<ObjectList<Watched<T>>> {
+    async fn list_page(&mut self, continue_token: Option<String>) -> kube::Result<Page<T>> {
         let params = ListParams {
             field_selector: self.params.field_selector.clone(),
             limit: Some(self.params.page_size),
@@ -292,14 +291,43 @@ where
                 "a list page that is not UTF-8: {e}"
             )))
         })?;
-        decode_page(text).map_err(kube::Error::SerdeError)
+        decode_page(text)
+            .map_err(|e| kube::Error::SerdeError(serde::de::Error::custom(e.to_string())))
     }
 }
 
-/// Decodes one list page (a `List` of `T`) the way the list-watch does. Public
-/// for the benchmark, which times it on its own.
-pub fn decode_page<T: Slim>(text: &str) -> serde_json::Result<ObjectList<Watched<T>>> {
-    serde_json::from_str(text)
+/// One page of a list: its objects and where the list goes on.
+#[derive(Debug, Deserialize)]
+#[serde(bound(deserialize = "T: Slim"))]
+pub struct Page<T: Slim> {
+    #[serde(default)]
+    pub metadata: PageMeta,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub items: Vec<Watched<T>>,
+}
+
+fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// A list's `metadata` (ListMeta), of the fields the list-watch reads.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageMeta {
+    #[serde(default)]
+    pub resource_version: Option<String>,
+    #[serde(rename = "continue", default)]
+    pub continue_: Option<String>,
+}
+
+/// Decodes one list page (a `List` of `T`) the way the list-watch does, with
+/// [`skim`]. Public for the benchmark, which times it on its own.
+pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, skim::Error> {
+    skim::from_str(text)
 }
 
 /// The resourceVersion a watch resumes from after this object, if it has one.

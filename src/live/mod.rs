@@ -4,6 +4,7 @@
 pub mod list_watch;
 pub mod resources;
 pub mod shard;
+pub mod skim;
 pub mod snapshot;
 pub mod state;
 pub mod telemetry;

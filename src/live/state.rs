@@ -9,15 +9,23 @@ use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};
 
 use crate::diagnosis::{self, Finding, Settings};
-use crate::model::{Cluster, Kind, Object, ObjectKey, Pod, Uid};
+use crate::model::{Cluster, Kind, Object, ObjectKey};
 
 use super::resources::plural;
 use super::shard::Shard;
 use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
-use super::transitions::{Observation, Transitions};
+use super::transitions::Transitions;
 
 /// Which part of a kind one watch covers: every namespace, or one.
 pub type Scope = Option<String>;
+
+/// A (re)list under way for one watch: the keys it has named so far, so that
+/// what it did not name can be removed when it ends.
+#[derive(Debug, Default)]
+pub struct Listing {
+    seen: HashSet<ObjectKey>,
+    objects: usize,
+}
 
 pub struct LiveState {
     cluster: RwLock<Cluster>,
@@ -158,27 +166,82 @@ impl LiveState {
         Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
     }
 
-    /// A watch (re)listed: its objects replace what the model held for its scope.
-    pub fn relisted(&self, kind: Kind, scope: &Scope, objects: Vec<Object>) {
-        let resource = plural(kind);
-        let count = objects.len();
+    /// One object of a (re)list, applied at once: a relist never holds a
+    /// second copy of what it lists beside the model. A pod or namespace that
+    /// comes back under the same name with a new uid replaces one whose
+    /// deletion completed while the watch was down: that is recorded as
+    /// observed now, an upper bound.
+    pub fn listed(&self, listing: &mut Listing, object: Object) {
+        let key = object.key();
         let observations = {
             let mut cluster = self.cluster.write();
-            let observations = self.vanished(&cluster, kind, scope, &objects);
-            if kind == Kind::Pod {
-                let pods: Vec<_> = objects
-                    .iter()
-                    .filter_map(|o| match o {
-                        Object::Pod(p) => Some(p),
-                        _ => None,
-                    })
-                    .collect();
-                self.transitions.lock().pods_listed(pods);
+            let mut observations = Vec::new();
+            match &object {
+                Object::Pod(new) => {
+                    let mut transitions = self.transitions.lock();
+                    if let Some(old) = cluster
+                        .pod(&key)
+                        .filter(|old| old.metadata.uid != new.metadata.uid)
+                    {
+                        observations = transitions.pod_deleted(&cluster, old, Timestamp::now());
+                    }
+                    // Pods listed Ready are not new starts.
+                    transitions.pods_listed([new]);
+                }
+                Object::Namespace(new) => {
+                    if let Some(old) = cluster
+                        .namespace(&key.name)
+                        .filter(|old| old.metadata.uid != new.metadata.uid)
+                    {
+                        let transitions = self.transitions.lock();
+                        observations.extend(transitions.namespace_deleted(old, Timestamp::now()));
+                    }
+                }
+                _ => {}
             }
-            match scope {
-                None => cluster.reset(kind, objects),
-                Some(namespace) => cluster.reset_namespace(kind, namespace, objects),
+            cluster.apply(object);
+            observations
+        };
+        observations.iter().for_each(|o| self.telemetry.observe(o));
+        listing.seen.insert(key);
+        listing.objects += 1;
+    }
+
+    /// A watch's (re)list ended: what the model holds in its scope that the
+    /// list did not name is gone. Pods and namespaces among them completed
+    /// their deletion while the watch was down, recorded as observed now.
+    pub fn relisted(&self, kind: Kind, scope: &Scope, listing: Listing) {
+        let resource = plural(kind);
+        let count = listing.objects;
+        let observations = {
+            let mut cluster = self.cluster.write();
+            let gone: Vec<ObjectKey> = cluster
+                .keys(kind)
+                .into_iter()
+                .filter(|k| scope.as_deref().is_none_or(|ns| k.namespace == ns))
+                .filter(|k| !listing.seen.contains(k))
+                .collect();
+            let now = Timestamp::now();
+            let mut observations = Vec::new();
+            for key in gone {
+                match kind {
+                    Kind::Pod => {
+                        if let Some(pod) = cluster.pod(&key) {
+                            let mut transitions = self.transitions.lock();
+                            observations.extend(transitions.pod_deleted(&cluster, pod, now));
+                        }
+                    }
+                    Kind::Namespace => {
+                        if let Some(ns) = cluster.namespace(&key.name) {
+                            let transitions = self.transitions.lock();
+                            observations.extend(transitions.namespace_deleted(ns, now));
+                        }
+                    }
+                    _ => {}
+                }
+                cluster.delete(kind, &key);
             }
+            cluster.mark_listed(kind);
             observations
         };
         observations.iter().for_each(|o| self.telemetry.observe(o));
@@ -221,48 +284,6 @@ impl LiveState {
             .inc_by(count as u64);
         self.touched(kind);
         self.last_error.lock().remove(&(kind, scope.clone()));
-    }
-
-    /// Pods and namespaces the model holds in `scope` that a relist no longer
-    /// shows (same name with a new uid included): their deletion completed while
-    /// the watch was down, so it is recorded as observed now, an upper bound.
-    fn vanished(
-        &self,
-        cluster: &Cluster,
-        kind: Kind,
-        scope: &Scope,
-        listed: &[Object],
-    ) -> Vec<Observation> {
-        let listed: HashSet<(ObjectKey, &Uid)> = listed
-            .iter()
-            .filter_map(|o| Some((o.key(), o.uid()?)))
-            .collect();
-        let still_there = |key: ObjectKey, uid: &Uid| listed.contains(&(key, uid));
-        let now = Timestamp::now();
-        match kind {
-            Kind::Pod => {
-                let gone: Vec<&Pod> = cluster
-                    .pods()
-                    .filter(|p| scope.as_deref().is_none_or(|ns| p.metadata.namespace == ns))
-                    .filter(|p| !still_there(ObjectKey::from(&p.metadata), &p.metadata.uid))
-                    .collect();
-                let mut transitions = self.transitions.lock();
-                gone.into_iter()
-                    .flat_map(|p| transitions.pod_deleted(cluster, p, now))
-                    .collect()
-            }
-            Kind::Namespace => {
-                let transitions = self.transitions.lock();
-                cluster
-                    .namespaces()
-                    .filter(|n| {
-                        !still_there(ObjectKey::new("", n.metadata.name.clone()), &n.metadata.uid)
-                    })
-                    .filter_map(|n| transitions.namespace_deleted(n, now))
-                    .collect()
-            }
-            _ => Vec::new(),
-        }
     }
 
     /// An object was added or changed.

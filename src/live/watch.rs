@@ -14,13 +14,13 @@ use kube::{Api, Client};
 use tokio::task::JoinHandle;
 
 use crate::model::{
-    CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet, StatefulSet,
+    CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Pod, ReplicaSet, StatefulSet,
 };
 
 use super::list_watch;
 use super::resources::{Slim, Watched, group, plural};
 use super::shard::Shard;
-use super::state::{LiveState, Scope};
+use super::state::{Listing, LiveState, Scope};
 
 /// What to watch.
 #[derive(Debug, Clone, Default)]
@@ -305,13 +305,13 @@ async fn run<T: Slim>(
             .is_none_or(|names| names.iter().any(|n| n == w.name()))
     };
     let mut stream = watcher(api, config).default_backoff().boxed();
-    let mut listing: Option<Vec<Object>> = None;
+    let mut listing: Option<Listing> = None;
     while let Some(item) = stream.next().await {
         match item {
-            Ok(Event::Init) => listing = Some(Vec::new()),
+            Ok(Event::Init) => listing = Some(Listing::default()),
             Ok(Event::InitApply(w)) => {
                 if keep(&w) {
-                    listing.get_or_insert_with(Vec::new).push(w.into_object());
+                    state.listed(listing.get_or_insert_default(), w.into_object());
                 }
             }
             Ok(Event::InitDone) => {

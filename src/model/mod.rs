@@ -9,6 +9,7 @@ mod name;
 mod namespace;
 mod node;
 mod pod;
+mod pod_wire;
 mod uid;
 mod workload;
 
@@ -594,6 +595,10 @@ impl Cluster {
 
     pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
         self.pods.get(key).map(|p| &**p)
+    }
+
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces.get(name)
     }
 
     pub fn nodes(&self) -> impl Iterator<Item = &Node> {

@@ -1,16 +1,17 @@
 //! The slim Pod: what the diagnosis reads from `v1/Pod`, nothing else.
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, de};
 
 use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
 use super::name::{Name, interned};
+use super::pod_wire::{ConditionWire, ContainerStatusWire, statuses};
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads
 /// them from a running pod, and they were most of what a pod cost in memory.
-/// The next event about the pod carries them again, whole.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(from = "PodWire")]
+/// The next event about the pod carries them again, whole. They are decoded
+/// ([`pod_wire`](super::pod_wire)) only once the pod is known to keep them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pod {
     pub metadata: Meta,
     pub spec: PodSpec,
@@ -20,27 +21,58 @@ pub struct Pod {
 /// A pod as the API prints it (of the fields kept), before a settled pod sheds
 /// its container statuses.
 #[derive(Deserialize)]
-struct PodWire {
+struct PodWire<'a> {
     #[serde(default, deserialize_with = "nullable")]
     metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
     spec: PodSpec,
-    #[serde(default, deserialize_with = "nullable")]
-    status: PodStatus,
+    #[serde(default, borrow)]
+    status: Option<PodStatusWire<'a>>,
 }
 
-impl From<PodWire> for Pod {
-    fn from(wire: PodWire) -> Self {
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PodStatusWire<'a> {
+    #[serde(default, deserialize_with = "nullable")]
+    phase: PodPhase,
+    #[serde(default, deserialize_with = "pod_conditions")]
+    conditions: PodConditions,
+    #[serde(default)]
+    start_time: Option<Time>,
+    #[serde(default, borrow, deserialize_with = "nullable")]
+    container_statuses: Vec<ContainerStatusWire<'a>>,
+    #[serde(default, borrow, deserialize_with = "nullable")]
+    init_container_statuses: Vec<ContainerStatusWire<'a>>,
+}
+
+impl<'de> Deserialize<'de> for Pod {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = PodWire::deserialize(deserializer)?;
+        let status = wire.status.unwrap_or_default();
         let mut pod = Pod {
             metadata: wire.metadata,
             spec: wire.spec,
-            status: wire.status,
+            status: PodStatus {
+                phase: status.phase,
+                conditions: status.conditions,
+                start_time: status.start_time,
+                container_statuses: List::default(),
+                init_container_statuses: List::default(),
+            },
         };
-        if pod.is_settled() {
-            pod.status.container_statuses = List::default();
-            pod.status.init_container_statuses = List::default();
+        let waiting = status
+            .init_container_statuses
+            .iter()
+            .chain(&status.container_statuses)
+            .any(ContainerStatusWire::is_waiting);
+        // Settled as `is_settled` judges it, with the statuses still on the wire.
+        if !pod.is_settled() || waiting {
+            pod.status.container_statuses =
+                statuses(status.container_statuses).map_err(de::Error::custom)?;
+            pod.status.init_container_statuses =
+                statuses(status.init_container_statuses).map_err(de::Error::custom)?;
         }
-        pod
+        Ok(pod)
     }
 }
 
@@ -167,20 +199,14 @@ impl PodPhase {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodStatus {
-    #[serde(default, deserialize_with = "nullable")]
     pub phase: PodPhase,
-    #[serde(default, deserialize_with = "pod_conditions")]
     pub conditions: PodConditions,
-    #[serde(default)]
     pub start_time: Option<Time>,
     /// Empty for a settled pod (see [`Pod`]).
-    #[serde(default, deserialize_with = "compact")]
     pub container_statuses: List<ContainerStatus>,
     /// Empty for a settled pod (see [`Pod`]).
-    #[serde(default, deserialize_with = "compact")]
     pub init_container_statuses: List<ContainerStatus>,
 }
 
@@ -228,77 +254,61 @@ impl From<Condition> for PodCondition {
 }
 
 fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
-    let all: Vec<Condition> = nullable(deserializer)?;
+    let all: Vec<ConditionWire<'de>> = nullable(deserializer)?;
     let mut kept = PodConditions::default();
-    for condition in all {
-        match condition.type_.as_str() {
-            "PodScheduled" => kept.pod_scheduled = Some(condition.into()),
-            "Ready" => kept.ready = Some(condition.into()),
-            "DisruptionTarget" => kept.disruption_target = Some(Box::new(condition.into())),
-            _ => {}
-        }
+    for wire in all {
+        let slot = match wire.kind() {
+            "PodScheduled" => &mut kept.pod_scheduled,
+            "Ready" => &mut kept.ready,
+            "DisruptionTarget" => {
+                let condition = wire.into_condition().map_err(de::Error::custom)?;
+                kept.disruption_target = Some(Box::new(condition.into()));
+                continue;
+            }
+            _ => continue,
+        };
+        *slot = Some(wire.into_condition().map_err(de::Error::custom)?.into());
     }
     Ok(kept)
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContainerStatus {
-    #[serde(default, deserialize_with = "nullable")]
     pub name: String,
-    #[serde(default, deserialize_with = "nullable")]
     pub image: String,
-    #[serde(default, deserialize_with = "nullable")]
     pub ready: bool,
-    #[serde(default, deserialize_with = "nullable")]
     pub restart_count: i32,
-    #[serde(default, deserialize_with = "nullable")]
     pub state: ContainerState,
-    #[serde(default, deserialize_with = "nullable")]
     pub last_state: ContainerState,
 }
 
 /// Waiting and terminated states are boxed: most containers of a large
 /// cluster are running, and an empty state then costs two pointers.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContainerState {
-    #[serde(default)]
     pub waiting: Option<Box<Waiting>>,
-    #[serde(default)]
     pub running: Option<Running>,
-    #[serde(default)]
     pub terminated: Option<Box<Terminated>>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Waiting {
-    #[serde(default, deserialize_with = "nullable")]
     pub reason: String,
-    #[serde(default, deserialize_with = "nullable")]
     pub message: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Running {
-    #[serde(default)]
     pub started_at: Option<Time>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Terminated {
-    #[serde(default, deserialize_with = "nullable")]
     pub exit_code: i32,
-    #[serde(default)]
     pub signal: Option<i32>,
-    #[serde(default, deserialize_with = "nullable")]
     pub reason: String,
-    #[serde(default, deserialize_with = "nullable")]
     pub message: String,
-    #[serde(default)]
     pub started_at: Option<Time>,
-    #[serde(default)]
     pub finished_at: Option<Time>,
 }
 

@@ -1,0 +1,158 @@
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::*;
+use crate::model::{Pod, PodPhase};
+
+/// Both decoders on the same text: the same value, or both an error.
+fn agree<T>(json: &str) -> Option<T>
+where
+    T: for<'de> Deserialize<'de> + fmt::Debug,
+{
+    let expected = serde_json::from_str::<T>(json);
+    let got = from_str::<T>(json);
+    match (&expected, &got) {
+        (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{json}"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("serde_json: {expected:?}\nskim: {got:?}\nfor {json}"),
+    }
+    got.ok()
+}
+
+#[test]
+fn strings_decode_with_their_escapes() {
+    let s: String = agree(r#""plain""#).unwrap();
+    assert_eq!(s, "plain");
+    let s: String = agree(r#""a\"b\\c\/d\n\t\u00e9\ud83d\ude42 end""#).unwrap();
+    assert_eq!(s, "a\"b\\c/d\n\té🙂 end");
+    for bad in [
+        r#""unterminated"#,
+        r#""bad \x escape""#,
+        r#""lone \ud83d surrogate""#,
+        r#""lone \ude42 trailing""#,
+        "\"raw\ncontrol\"",
+        r#""short \u12""#,
+    ] {
+        agree::<String>(bad);
+        assert!(from_str::<String>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn numbers_reach_the_visitor_as_serde_json_hands_them() {
+    assert_eq!(agree::<u64>("18446744073709551615"), Some(u64::MAX));
+    assert_eq!(agree::<i64>("-9223372036854775808"), Some(i64::MIN));
+    assert_eq!(agree::<f64>("1.5e3"), Some(1500.0));
+    assert_eq!(agree::<f64>("-0.25"), Some(-0.25));
+    assert_eq!(
+        agree::<f64>("18446744073709551616"),
+        Some(1.8446744073709552e19)
+    );
+    assert_eq!(agree::<i32>("-7"), Some(-7));
+    for wrong in ["2147483648", "1.0", "1e2", "\"3\"", "true", "null"] {
+        assert_eq!(agree::<i32>(wrong), None, "{wrong}");
+    }
+    for bad in ["01", "-", "1.", "1e", ".5", "+1", "1e999"] {
+        assert!(from_str::<f64>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn collections_options_and_unit_variants() {
+    let m: BTreeMap<String, Vec<Option<bool>>> =
+        agree(r#" { "a" : [true, null, false] , "b\u0021":[] } "#).unwrap();
+    assert_eq!(m["a"], [Some(true), None, Some(false)]);
+    assert!(m["b!"].is_empty());
+    assert_eq!(agree::<PodPhase>(r#""Running""#), Some(PodPhase::Running));
+    // `#[serde(other)]`: an unknown phase is Unknown, not an error.
+    assert_eq!(agree::<PodPhase>(r#""Rebooting""#), Some(PodPhase::Unknown));
+    for bad in [
+        "[1,2",
+        "[1 2]",
+        "[1,]",
+        r#"{"a":1,}"#,
+        r#"{"a" 1}"#,
+        r#"{1:2}"#,
+        "{} x",
+        "",
+        "nul",
+    ] {
+        agree::<serde_json::Value>(bad);
+        assert!(from_str::<BTreeMap<String, i32>>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn values_not_kept_are_skipped_whatever_they_hold() {
+    let pod: Pod = agree(
+        r#"{"metadata":{"name":"web-1","namespace":"shop",
+              "managedFields":[{"manager":"kubelet","fieldsV1":{"f:status":{"k:{\"type\":\"Ready\"}":{".":{}}}}}],
+              "labels":{"app":"web"},"annotations":{"note":"}]\"[{ \\"}},
+            "spec":{"nodeName":"n1","volumes":[{"name":"v","emptyDir":{}}],"priority":-3,
+                    "overhead":null,"enableServiceLinks":true,"ratio":1.5e-3,
+                    "containers":[{"name":"app","ports":[{"containerPort":80,"hostPort":8080}],
+                                   "env":[{"name":"X","value":"[[[\""}]}]},
+            "status":{"phase":"Running","hostIP":"10.0.0.1"}}"#,
+    )
+    .unwrap();
+    assert_eq!(pod.metadata.name, "web-1");
+    assert_eq!(pod.spec.node_name, "n1");
+    assert_eq!(pod.host_ports()[0].port, 8080);
+    assert_eq!(pod.status.phase, PodPhase::Running);
+}
+
+#[test]
+fn a_skipped_value_is_checked_for_its_extent() {
+    for bad in [
+        r#"{"metadata":{"managedFields":[{"a":1}"#,
+        r#"{"metadata":{"labels":"unterminated}}"#,
+        r#"{"spec":{"priority":tru}}"#,
+        r#"{"spec":{"priority":}}"#,
+    ] {
+        assert!(from_str::<Pod>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn errors_say_where() {
+    let err = from_str::<Pod>(r#"{"metadata":{"name":42}}"#).unwrap_err();
+    assert!(err.to_string().contains("expected a string"), "{err}");
+    assert!(err.to_string().contains("at byte"), "{err}");
+    let err = from_str::<Pod>(r#"{"status":{"phase":"Running"} "#).unwrap_err();
+    assert!(err.to_string().contains("EOF"), "{err}");
+}
+
+#[test]
+fn kept_values_nest_no_deeper_than_serde_json_allows() {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    assert!(from_str::<serde_json::Value>(&deep).is_err());
+    // A skipped value may nest as deep as it likes: nothing recurses.
+    let pod = format!(r#"{{"spec":{{"affinity":{deep}}},"metadata":{{"name":"p"}}}}"#);
+    assert_eq!(from_str::<Pod>(&pod).unwrap().metadata.name, "p");
+}
+
+#[test]
+fn plain_runs_stop_at_the_first_byte_that_needs_attention() {
+    for (text, end) in [
+        ("abcdefghij\"", 8),
+        ("abc\"efghijklmnop", 3),
+        ("abcdefg\\hijk", 7),
+        ("abcdefgh\u{1}jklmnopq", 8),
+        ("ééééé\"", 8),
+        ("\u{7f}\u{80}ÿ~ !#$%&'()*+,-./\"", 16),
+        ("short", 0),
+    ] {
+        let got = plain_run_end(text.as_bytes(), 0);
+        let first = text
+            .bytes()
+            .position(|b| b == b'"' || b == b'\\' || b < 0x20)
+            .unwrap_or(text.len());
+        // Whole words only: the byte loop finishes what is left.
+        assert!(
+            got <= first && first - got < 8,
+            "{text:?}: {got} vs {first}"
+        );
+        assert_eq!(got, end, "{text:?}");
+    }
+}
