@@ -20,10 +20,12 @@ use super::transitions::Transitions;
 pub type Scope = Option<String>;
 
 /// A (re)list under way for one watch: the keys it has named so far, so that
-/// what it did not name can be removed when it ends.
+/// what it did not name can be removed when it ends. `None` when the model
+/// held nothing the list could replace (the first list of a kind across all
+/// namespaces): there is nothing to compare against.
 #[derive(Debug, Default)]
 pub struct Listing {
-    seen: HashSet<ObjectKey>,
+    seen: Option<HashSet<ObjectKey>>,
     objects: usize,
 }
 
@@ -166,6 +168,15 @@ impl LiveState {
         Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
     }
 
+    /// A (re)list of `kind` in `scope` begins.
+    pub fn listing(&self, kind: Kind, scope: &Scope) -> Listing {
+        let nothing_held = scope.is_none() && self.cluster.read().len(kind) == 0;
+        Listing {
+            seen: (!nothing_held).then(HashSet::default),
+            objects: 0,
+        }
+    }
+
     /// One object of a (re)list, applied at once: a relist never holds a
     /// second copy of what it lists beside the model. A pod or namespace that
     /// comes back under the same name with a new uid replaces one whose
@@ -176,11 +187,13 @@ impl LiveState {
         let observations = {
             let mut cluster = self.cluster.write();
             let mut observations = Vec::new();
+            let held = listing.seen.is_some();
             match &object {
                 Object::Pod(new) => {
                     let mut transitions = self.transitions.lock();
-                    if let Some(old) = cluster
-                        .pod(&key)
+                    if let Some(old) = held
+                        .then(|| cluster.pod(&key))
+                        .flatten()
                         .filter(|old| old.metadata.uid != new.metadata.uid)
                     {
                         observations = transitions.pod_deleted(&cluster, old, Timestamp::now());
@@ -189,8 +202,9 @@ impl LiveState {
                     transitions.pods_listed([new]);
                 }
                 Object::Namespace(new) => {
-                    if let Some(old) = cluster
-                        .namespace(&key.name)
+                    if let Some(old) = held
+                        .then(|| cluster.namespace(&key.name))
+                        .flatten()
                         .filter(|old| old.metadata.uid != new.metadata.uid)
                     {
                         let transitions = self.transitions.lock();
@@ -203,7 +217,9 @@ impl LiveState {
             observations
         };
         observations.iter().for_each(|o| self.telemetry.observe(o));
-        listing.seen.insert(key);
+        if let Some(seen) = &mut listing.seen {
+            seen.insert(key);
+        }
         listing.objects += 1;
     }
 
@@ -215,12 +231,16 @@ impl LiveState {
         let count = listing.objects;
         let observations = {
             let mut cluster = self.cluster.write();
-            let gone: Vec<ObjectKey> = cluster
-                .keys(kind)
-                .into_iter()
-                .filter(|k| scope.as_deref().is_none_or(|ns| k.namespace == ns))
-                .filter(|k| !listing.seen.contains(k))
-                .collect();
+            let gone: Vec<ObjectKey> = match &listing.seen {
+                // Nothing was held when the list began: all there is, it listed.
+                None => Vec::new(),
+                Some(seen) => cluster
+                    .keys(kind)
+                    .into_iter()
+                    .filter(|k| scope.as_deref().is_none_or(|ns| k.namespace == ns))
+                    .filter(|k| !seen.contains(k))
+                    .collect(),
+            };
             let now = Timestamp::now();
             let mut observations = Vec::new();
             for key in gone {
@@ -405,5 +425,113 @@ impl LiveState {
 
     pub fn is_ready(&self) -> bool {
         self.readiness().iter().all(|(_, ready)| *ready)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prometheus_client::registry::Registry;
+
+    use super::*;
+
+    fn pod(name: &str, uid: &str, terminating: bool) -> Object {
+        let deletion = if terminating {
+            r#","deletionTimestamp":"2024-06-01T09:00:30Z","deletionGracePeriodSeconds":30"#
+        } else {
+            ""
+        };
+        let json = format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"shop","uid":"{uid}"{deletion}}},
+                "spec":{{"nodeName":"n1"}},"status":{{"phase":"Running"}}}}"#
+        );
+        Object::Pod(serde_json::from_str(&json).unwrap())
+    }
+
+    /// The pods held, as (name, uid).
+    fn held(state: &LiveState) -> Vec<(String, String)> {
+        let cluster = state.cluster.read();
+        let mut pods: Vec<_> = cluster
+            .pods()
+            .map(|p| (p.metadata.name.to_string(), format!("{:?}", p.metadata.uid)))
+            .collect();
+        pods.sort();
+        pods
+    }
+
+    /// Removals of Terminating pods counted by the termination histogram.
+    fn terminations(state: &LiveState) -> usize {
+        let mut registry = Registry::default();
+        state.telemetry.register(&mut registry);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        text.lines()
+            .filter(|l| l.starts_with("kube_lifecycle_pod_terminating_duration_seconds_count"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>() as usize
+    }
+
+    fn list(state: &LiveState, pods: Vec<Object>) {
+        let mut listing = state.listing(Kind::Pod, &None);
+        for pod in pods {
+            state.listed(&mut listing, pod);
+        }
+        state.relisted(Kind::Pod, &None, listing);
+    }
+
+    #[test]
+    fn a_relist_replaces_what_it_lists_and_removes_what_it_does_not() {
+        let state = LiveState::new(Settings::default(), [(Kind::Pod, None)]);
+        list(
+            &state,
+            vec![
+                pod("a", "u-a", true),
+                pod("b", "u-b1", true),
+                pod("c", "u-c", false),
+            ],
+        );
+        assert_eq!(held(&state).len(), 3);
+        assert!(state.is_ready());
+        assert_eq!(terminations(&state), 0);
+
+        // a is gone, b came back as a new pod under the same name, d is new:
+        // the deletions of a and of the first b completed while the watch was
+        // down, and are counted.
+        list(
+            &state,
+            vec![
+                pod("b", "u-b2", false),
+                pod("c", "u-c", false),
+                pod("d", "u-d", false),
+            ],
+        );
+        let names: Vec<String> = held(&state).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["b", "c", "d"]);
+        assert!(held(&state)[0].1.contains("u-b2"));
+        assert_eq!(terminations(&state), 2);
+    }
+
+    #[test]
+    fn a_list_cut_short_is_compared_against_when_it_starts_again() {
+        let state = LiveState::new(Settings::default(), [(Kind::Pod, None)]);
+        // The first list applies one page, then fails; the model held nothing,
+        // so it kept no keys.
+        let mut first = state.listing(Kind::Pod, &None);
+        state.listed(&mut first, pod("gone-meanwhile", "u-g", false));
+        state.listed(&mut first, pod("stays", "u-s", false));
+        drop(first);
+        // The list starts again and no longer names the first pod.
+        list(&state, vec![pod("stays", "u-s", false)]);
+        let names: Vec<String> = held(&state).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["stays"]);
+    }
+
+    #[test]
+    fn a_namespace_relist_leaves_other_namespaces_alone() {
+        let state = LiveState::new(Settings::default(), [(Kind::Pod, None)]);
+        list(&state, vec![pod("a", "u-a", false)]);
+        let scope = Some("elsewhere".to_string());
+        let listing = state.listing(Kind::Pod, &scope);
+        state.relisted(Kind::Pod, &scope, listing);
+        assert_eq!(held(&state).len(), 1);
     }
 }

@@ -308,14 +308,17 @@ async fn run<T: Slim>(
     let mut listing: Option<Listing> = None;
     while let Some(item) = stream.next().await {
         match item {
-            Ok(Event::Init) => listing = Some(Listing::default()),
+            Ok(Event::Init) => listing = Some(state.listing(T::KIND, &scope)),
             Ok(Event::InitApply(w)) => {
                 if keep(&w) {
-                    state.listed(listing.get_or_insert_default(), w.into_object());
+                    let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
+                    state.listed(listing, w.into_object());
                 }
             }
             Ok(Event::InitDone) => {
-                state.relisted(T::KIND, &scope, listing.take().unwrap_or_default())
+                let listing = listing.take();
+                let listing = listing.unwrap_or_else(|| state.listing(T::KIND, &scope));
+                state.relisted(T::KIND, &scope, listing)
             }
             Ok(Event::Apply(w)) if keep(&w) => state.applied(w.into_object()),
             Ok(Event::Delete(w)) if keep(&w) => state.deleted(w.into_object()),
