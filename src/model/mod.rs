@@ -31,7 +31,7 @@ pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNR
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
-    Waiting, host_ports,
+    UNPARSED, Waiting, host_ports,
 };
 pub use uid::Uid;
 pub use workload::{

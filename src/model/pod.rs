@@ -78,8 +78,7 @@ impl<'de> Deserialize<'de> for Pod {
 
 /// The pod spec as the diagnosis keeps it: of the containers, only the host
 /// ports they claim (a pod of a large cluster rarely claims any).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(from = "PodSpecWire")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodSpec {
     /// Interned: a node's pods share its name.
     pub node_name: Name,
@@ -92,33 +91,99 @@ pub struct PodSpec {
 /// `spec` as the API prints it, before the containers are reduced to host ports.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PodSpecWire {
+struct PodSpecWire<'a> {
     #[serde(default, deserialize_with = "interned")]
     node_name: Name,
     #[serde(default, deserialize_with = "nullable")]
     host_network: bool,
     #[serde(default, deserialize_with = "compact")]
     scheduling_gates: List<SchedulingGate>,
-    #[serde(default, deserialize_with = "nullable")]
-    containers: Vec<ContainerSpec>,
-    #[serde(default, deserialize_with = "nullable")]
-    init_containers: Vec<ContainerSpec>,
+    #[serde(default, borrow)]
+    containers: Containers<'a>,
+    #[serde(default, borrow)]
+    init_containers: Containers<'a>,
 }
 
-impl From<PodSpecWire> for PodSpec {
-    fn from(wire: PodSpecWire) -> Self {
-        let mut ports = host_ports(&wire.containers, wire.host_network);
-        ports.extend(host_ports(&wire.init_containers, wire.host_network));
+impl<'de> Deserialize<'de> for PodSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = Option::<PodSpecWire>::deserialize(deserializer)?;
+        let Some(wire) = wire else {
+            return Ok(PodSpec::default());
+        };
+        let mut ports = wire.containers.host_ports(wire.host_network)?;
+        ports.extend(wire.init_containers.host_ports(wire.host_network)?);
         ports.sort();
         ports.dedup();
-        PodSpec {
+        Ok(PodSpec {
             node_name: wire.node_name,
             host_network: wire.host_network,
             scheduling_gates: wire.scheduling_gates,
             host_ports: ports.into_boxed_slice(),
+        })
+    }
+}
+
+/// `containers` or `initContainers` of a pod spec. A decoder that can hand
+/// over a value's text unparsed ([`UNPARSED`]; the list decoder does) gives
+/// it here, and it is decoded only when it can claim a host port: most pods
+/// claim none, and the container specs are most of a pod spec's bytes. Any
+/// other decoder gives the containers decoded.
+enum Containers<'a> {
+    Unparsed(&'a str),
+    Decoded(Vec<ContainerSpec>),
+}
+
+impl Default for Containers<'_> {
+    fn default() -> Self {
+        Containers::Decoded(Vec::new())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Containers<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContainersVisitor;
+        impl<'de> de::Visitor<'de> for ContainersVisitor {
+            type Value = Containers<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of containers")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Containers::Unparsed(text))
+            }
+            fn visit_newtype_struct<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
+                nullable(deserializer).map(Containers::Decoded)
+            }
+        }
+        deserializer.deserialize_newtype_struct(UNPARSED, ContainersVisitor)
+    }
+}
+
+impl Containers<'_> {
+    fn host_ports<E: de::Error>(self, host_network: bool) -> Result<Vec<HostPort>, E> {
+        match self {
+            Containers::Decoded(containers) => Ok(host_ports(&containers, host_network)),
+            // Only `hostPort`, or `hostNetwork` with any container port, claims
+            // one. (The API server never escapes the letters of a key.)
+            Containers::Unparsed(text) if host_network || text.contains("\"hostPort\"") => {
+                let containers: Option<Vec<ContainerSpec>> =
+                    serde_json::from_str(text).map_err(E::custom)?;
+                Ok(host_ports(&containers.unwrap_or_default(), host_network))
+            }
+            Containers::Unparsed(text) if text.starts_with('[') || text == "null" => Ok(Vec::new()),
+            Containers::Unparsed(text) => Err(E::custom(format!(
+                "invalid type: {text:.40}, expected a list of containers"
+            ))),
         }
     }
 }
+
+/// The name of a newtype a decoder may answer with the value's JSON text,
+/// unparsed, through `visit_borrowed_str` (as serde_json does for its
+/// `RawValue`), rather than decode it.
+pub const UNPARSED: &str = "$kube_lifecycle_exporter::Unparsed";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct SchedulingGate {

@@ -8,6 +8,10 @@
 //! it. Those values are most of a pod's bytes, and skipping them this way is
 //! several times faster than parsing them, which is what serde_json must do.
 //!
+//! A type may also ask for a value's text unparsed ([`UNPARSED`]): a pod's
+//! container specs are taken that way and decoded only when they can claim a
+//! host port.
+//!
 //! The price is validation: a skipped value is checked for its extent only
 //! (balanced brackets outside strings, a closing quote, a literal spelled
 //! right). Its inside is never read, so nothing the exporter holds depends on
@@ -18,6 +22,8 @@ mod scan;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::model::UNPARSED;
 
 /// How deep kept values may nest (serde_json's limit too): the decode of a
 /// kept value recurses, and hostile input must not overflow the stack.
@@ -447,11 +453,19 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    /// A value the type asks for unparsed ([`UNPARSED`]) is skipped and
+    /// handed over as its text.
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
+        if name == UNPARSED {
+            self.peek_value()?;
+            let start = self.pos;
+            self.skip_value()?;
+            return visitor.visit_borrowed_str(&self.text[start..self.pos]);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -156,3 +156,31 @@ fn plain_runs_stop_at_the_first_byte_that_needs_attention() {
         assert_eq!(got, end, "{text:?}");
     }
 }
+
+#[test]
+fn containers_are_decoded_only_when_they_can_claim_a_host_port() {
+    let ports = |spec: &str| -> Option<Vec<(i32, String)>> {
+        let pod: Pod = agree(&format!(r#"{{"spec":{spec}}}"#))?;
+        Some(
+            pod.host_ports()
+                .iter()
+                .map(|p| (p.port, p.protocol.clone()))
+                .collect(),
+        )
+    };
+    let claimed = r#"{"containers":[{"name":"a","env":[{"name":"X","value":"]"}],
+        "ports":[{"containerPort":53,"hostPort":53,"protocol":"UDP"}]}],
+        "initContainers":[{"name":"i","ports":[{"containerPort":80,"hostPort":8080}]}]}"#;
+    assert_eq!(
+        ports(claimed).unwrap(),
+        [(53, "UDP".to_string()), (8080, "TCP".to_string())]
+    );
+    let host_network =
+        r#"{"hostNetwork":true,"containers":[{"name":"a","ports":[{"containerPort":9100}]}]}"#;
+    assert_eq!(ports(host_network).unwrap(), [(9100, "TCP".to_string())]);
+    let none =
+        r#"{"containers":[{"name":"a","ports":[{"containerPort":80}]}],"initContainers":null}"#;
+    assert_eq!(ports(none).unwrap(), []);
+    assert_eq!(ports(r#"{"containers":"x"}"#), None);
+    assert!(from_str::<Pod>(r#"{"spec":{"containers":[{"ports":[{"hostPort":"x"}]}]}}"#).is_err());
+}
