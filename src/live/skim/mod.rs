@@ -337,6 +337,21 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
+    /// Before the next element of a list (`close` is `]`) or entry of an
+    /// object (`}`): past the comma, or false at the closing bracket.
+    fn has_next(&mut self, first: &mut bool, close: u8) -> Result<bool, Error> {
+        match self.skip_ws() {
+            Some(b) if b == close => return Ok(false),
+            Some(b',') if !*first => self.pos += 1,
+            Some(_) if *first => {}
+            Some(_) if close == b']' => return Err(self.error("expected `,` or `]`")),
+            Some(_) => return Err(self.error("expected `,` or `}`")),
+            None => return Err(self.error("EOF while parsing a value")),
+        }
+        *first = false;
+        Ok(true)
+    }
+
     /// The closing bracket after a visitor has taken what it wanted.
     fn leave(&mut self, close: u8) -> Result<(), Error> {
         self.depth -= 1;
@@ -487,16 +502,9 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        match self.de.skip_ws() {
-            Some(b']') => return Ok(None),
-            Some(b',') if !self.first => {
-                self.de.pos += 1;
-            }
-            Some(_) if self.first => {}
-            Some(_) => return Err(self.de.error("expected `,` or `]`")),
-            None => return Err(self.de.error("EOF while parsing a list")),
+        if !self.de.has_next(&mut self.first, b']')? {
+            return Ok(None);
         }
-        self.first = false;
         seed.deserialize(&mut *self.de).map(Some)
     }
 }
@@ -513,16 +521,9 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        match self.de.skip_ws() {
-            Some(b'}') => return Ok(None),
-            Some(b',') if !self.first => {
-                self.de.pos += 1;
-            }
-            Some(_) if self.first => {}
-            Some(_) => return Err(self.de.error("expected `,` or `}`")),
-            None => return Err(self.de.error("EOF while parsing an object")),
+        if !self.de.has_next(&mut self.first, b'}')? {
+            return Ok(None);
         }
-        self.first = false;
         if self.de.skip_ws() != Some(b'"') {
             return Err(self.de.error("key must be a string"));
         }
