@@ -304,16 +304,8 @@ where
 pub struct Page<T: Slim> {
     #[serde(default)]
     pub metadata: PageMeta,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "crate::model::nullable")]
     pub items: Vec<Watched<T>>,
-}
-
-fn null_as_empty<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// A list's `metadata` (ListMeta), of the fields the list-watch reads.

@@ -9,12 +9,12 @@ use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};
 
 use crate::diagnosis::{self, Finding, Settings};
-use crate::model::{Cluster, Kind, Object, ObjectKey};
+use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
 
 use super::resources::plural;
 use super::shard::Shard;
 use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
-use super::transitions::Transitions;
+use super::transitions::{Observation, Transitions};
 
 /// Which part of a kind one watch covers: every namespace, or one.
 pub type Scope = Option<String>;
@@ -23,10 +23,20 @@ pub type Scope = Option<String>;
 /// what it did not name can be removed when it ends. `None` when the model
 /// held nothing the list could replace (the first list of a kind across all
 /// namespaces): there is nothing to compare against.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Listing {
     seen: Option<HashSet<ObjectKey>>,
     objects: usize,
+}
+
+/// The uid of the pod or namespace the model holds at `key` (the kinds whose
+/// deletion is recorded).
+fn held_uid<'c>(cluster: &'c Cluster, kind: Kind, key: &ObjectKey) -> Option<&'c Uid> {
+    match kind {
+        Kind::Pod => cluster.pod(key).map(|p| &p.metadata.uid),
+        Kind::Namespace => cluster.namespace(&key.name).map(|n| &n.metadata.uid),
+        _ => None,
+    }
 }
 
 pub struct LiveState {
@@ -186,32 +196,18 @@ impl LiveState {
         let key = object.key();
         let observations = {
             let mut cluster = self.cluster.write();
-            let mut observations = Vec::new();
-            let held = listing.seen.is_some();
-            match &object {
-                Object::Pod(new) => {
-                    let mut transitions = self.transitions.lock();
-                    if let Some(old) = held
-                        .then(|| cluster.pod(&key))
-                        .flatten()
-                        .filter(|old| old.metadata.uid != new.metadata.uid)
-                    {
-                        observations = transitions.pod_deleted(&cluster, old, Timestamp::now());
-                    }
-                    // Pods listed Ready are not new starts.
-                    transitions.pods_listed([new]);
-                }
-                Object::Namespace(new) => {
-                    if let Some(old) = held
-                        .then(|| cluster.namespace(&key.name))
-                        .flatten()
-                        .filter(|old| old.metadata.uid != new.metadata.uid)
-                    {
-                        let transitions = self.transitions.lock();
-                        observations.extend(transitions.namespace_deleted(old, Timestamp::now()));
-                    }
-                }
-                _ => {}
+            let kind = object.kind();
+            // Only a list that found objects held can replace one.
+            let replaced = listing.seen.is_some()
+                && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
+            let observations = if replaced {
+                self.vanished(&cluster, kind, &key, Timestamp::now())
+            } else {
+                Vec::new()
+            };
+            if let Object::Pod(new) = &object {
+                // Pods listed Ready are not new starts.
+                self.transitions.lock().pods_listed([new]);
             }
             cluster.apply(object);
             observations
@@ -244,21 +240,7 @@ impl LiveState {
             let now = Timestamp::now();
             let mut observations = Vec::new();
             for key in gone {
-                match kind {
-                    Kind::Pod => {
-                        if let Some(pod) = cluster.pod(&key) {
-                            let mut transitions = self.transitions.lock();
-                            observations.extend(transitions.pod_deleted(&cluster, pod, now));
-                        }
-                    }
-                    Kind::Namespace => {
-                        if let Some(ns) = cluster.namespace(&key.name) {
-                            let transitions = self.transitions.lock();
-                            observations.extend(transitions.namespace_deleted(ns, now));
-                        }
-                    }
-                    _ => {}
-                }
+                observations.extend(self.vanished(&cluster, kind, &key, now));
                 cluster.delete(kind, &key);
             }
             cluster.mark_listed(kind);
@@ -304,6 +286,31 @@ impl LiveState {
             .inc_by(count as u64);
         self.touched(kind);
         self.last_error.lock().remove(&(kind, scope.clone()));
+    }
+
+    /// The deletion of the pod or namespace the model holds at `key`, gone
+    /// without a watch event: it completed while the watch was down, and is
+    /// recorded as observed `now`, an upper bound.
+    fn vanished(
+        &self,
+        cluster: &Cluster,
+        kind: Kind,
+        key: &ObjectKey,
+        now: Timestamp,
+    ) -> Vec<Observation> {
+        let mut transitions = self.transitions.lock();
+        match kind {
+            Kind::Pod => cluster
+                .pod(key)
+                .map(|pod| transitions.pod_deleted(cluster, pod, now))
+                .unwrap_or_default(),
+            Kind::Namespace => cluster
+                .namespace(&key.name)
+                .and_then(|ns| transitions.namespace_deleted(ns, now))
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// An object was added or changed.

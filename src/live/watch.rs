@@ -316,8 +316,9 @@ async fn run<T: Slim>(
                 }
             }
             Ok(Event::InitDone) => {
-                let listing = listing.take();
-                let listing = listing.unwrap_or_else(|| state.listing(T::KIND, &scope));
+                let listing = listing
+                    .take()
+                    .unwrap_or_else(|| state.listing(T::KIND, &scope));
                 state.relisted(T::KIND, &scope, listing)
             }
             Ok(Event::Apply(w)) if keep(&w) => state.applied(w.into_object()),

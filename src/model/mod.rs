@@ -22,6 +22,7 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
+pub(crate) use meta::nullable;
 pub use meta::{
     Condition, ConditionStatus, Labels, List, Meta, NotKept, ObjectKey, OwnerReference, Time,
 };

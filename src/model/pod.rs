@@ -320,19 +320,17 @@ impl From<Condition> for PodCondition {
 
 fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
     let all: Vec<ConditionWire<'de>> = nullable(deserializer)?;
+    let kept_as = |wire: ConditionWire<'de>| -> Result<PodCondition, D::Error> {
+        Ok(wire.into_condition().map_err(de::Error::custom)?.into())
+    };
     let mut kept = PodConditions::default();
     for wire in all {
-        let slot = match wire.kind() {
-            "PodScheduled" => &mut kept.pod_scheduled,
-            "Ready" => &mut kept.ready,
-            "DisruptionTarget" => {
-                let condition = wire.into_condition().map_err(de::Error::custom)?;
-                kept.disruption_target = Some(Box::new(condition.into()));
-                continue;
-            }
-            _ => continue,
-        };
-        *slot = Some(wire.into_condition().map_err(de::Error::custom)?.into());
+        match wire.kind() {
+            "PodScheduled" => kept.pod_scheduled = Some(kept_as(wire)?),
+            "Ready" => kept.ready = Some(kept_as(wire)?),
+            "DisruptionTarget" => kept.disruption_target = Some(Box::new(kept_as(wire)?)),
+            _ => {}
+        }
     }
     Ok(kept)
 }
