@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use fake_apiserver::FakeApiServer;
-use kube_lifecycle_exporter::live::list_watch::decode_page;
+use kube_lifecycle_exporter::live::pages::decode_page;
 use kube_lifecycle_exporter::model::Pod;
 use serde::de::IgnoredAny;
 use serde_json::json;

@@ -2,6 +2,7 @@
 //! telemetry, and duration histograms observed on transitions.
 
 pub mod list_watch;
+pub mod pages;
 pub mod resources;
 pub mod shard;
 pub mod skim;

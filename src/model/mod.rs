@@ -3,6 +3,7 @@
 //! [`Cluster::delete`] and [`Cluster::reset`]; the file loader and the live
 //! watcher both speak just that.
 
+mod deferred;
 mod event;
 mod meta;
 mod name;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 // SipHash was about a twelfth of the exporter's CPU while listing.
 use foldhash::HashMap;
 
+pub use deferred::UNPARSED;
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub(crate) use meta::nullable;
 pub use meta::{
@@ -32,7 +34,7 @@ pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNR
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
-    UNPARSED, Waiting, host_ports,
+    Waiting, host_ports,
 };
 pub use uid::Uid;
 pub use workload::{

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Deserializer, de};
 
+use super::deferred::Deferred;
 use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
 use super::name::{Name, interned};
 use super::pod_wire::{ConditionWire, ContainerStatusWire, statuses};
@@ -10,7 +11,9 @@ use super::pod_wire::{ConditionWire, ContainerStatusWire, statuses};
 /// a large cluster) is held without its container statuses: no diagnosis reads
 /// them from a running pod, and they were most of what a pod cost in memory.
 /// The next event about the pod carries them again, whole. They are decoded
-/// ([`pod_wire`](super::pod_wire)) only once the pod is known to keep them.
+/// ([`pod_wire`](super::pod_wire)) only once the pod is known to keep them, and
+/// a decoder that hands them over as text ([`Deferred`]) has them decoded only
+/// when the pod is not settled or they name a `waiting` state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pod {
     pub metadata: Meta,
@@ -39,10 +42,10 @@ struct PodStatusWire<'a> {
     conditions: PodConditions,
     #[serde(default)]
     start_time: Option<Time>,
-    #[serde(default, borrow, deserialize_with = "nullable")]
-    container_statuses: Vec<ContainerStatusWire<'a>>,
-    #[serde(default, borrow, deserialize_with = "nullable")]
-    init_container_statuses: Vec<ContainerStatusWire<'a>>,
+    #[serde(default, borrow)]
+    container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
+    #[serde(default, borrow)]
+    init_container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
 }
 
 impl<'de> Deserialize<'de> for Pod {
@@ -60,17 +63,28 @@ impl<'de> Deserialize<'de> for Pod {
                 init_container_statuses: List::default(),
             },
         };
-        let waiting = status
-            .init_container_statuses
+        // Settled as `is_settled` judges it, with the statuses still on the
+        // wire: a settled pod whose statuses name no waiting state drops them
+        // undecoded.
+        let may_wait = |s: &Deferred<Vec<ContainerStatusWire>>| {
+            s.may_name("\"waiting\"", |s| {
+                s.iter().any(ContainerStatusWire::is_waiting)
+            })
+        };
+        let (regular, init) = (status.container_statuses, status.init_container_statuses);
+        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) {
+            regular.skip()?;
+            init.skip()?;
+            return Ok(pod);
+        }
+        let (regular, init) = (regular.decode()?, init.decode()?);
+        let waiting = init
             .iter()
-            .chain(&status.container_statuses)
+            .chain(&regular)
             .any(ContainerStatusWire::is_waiting);
-        // Settled as `is_settled` judges it, with the statuses still on the wire.
         if !pod.is_settled() || waiting {
-            pod.status.container_statuses =
-                statuses(status.container_statuses).map_err(de::Error::custom)?;
-            pod.status.init_container_statuses =
-                statuses(status.init_container_statuses).map_err(de::Error::custom)?;
+            pod.status.container_statuses = statuses(regular).map_err(de::Error::custom)?;
+            pod.status.init_container_statuses = statuses(init).map_err(de::Error::custom)?;
         }
         Ok(pod)
     }
@@ -99,9 +113,9 @@ struct PodSpecWire<'a> {
     #[serde(default, deserialize_with = "compact")]
     scheduling_gates: List<SchedulingGate>,
     #[serde(default, borrow)]
-    containers: Containers<'a>,
+    containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
-    init_containers: Containers<'a>,
+    init_containers: Deferred<'a, Vec<ContainerSpec>>,
 }
 
 impl<'de> Deserialize<'de> for PodSpec {
@@ -110,8 +124,8 @@ impl<'de> Deserialize<'de> for PodSpec {
         let Some(wire) = wire else {
             return Ok(PodSpec::default());
         };
-        let mut ports = wire.containers.host_ports(wire.host_network)?;
-        ports.extend(wire.init_containers.host_ports(wire.host_network)?);
+        let mut ports = claimed_ports(wire.containers, wire.host_network)?;
+        ports.extend(claimed_ports(wire.init_containers, wire.host_network)?);
         ports.sort();
         ports.dedup();
         Ok(PodSpec {
@@ -123,67 +137,21 @@ impl<'de> Deserialize<'de> for PodSpec {
     }
 }
 
-/// `containers` or `initContainers` of a pod spec. A decoder that can hand
-/// over a value's text unparsed ([`UNPARSED`]; the list decoder does) gives
-/// it here, and it is decoded only when it can claim a host port: most pods
-/// claim none, and the container specs are most of a pod spec's bytes. Any
-/// other decoder gives the containers decoded.
-enum Containers<'a> {
-    Unparsed(&'a str),
-    Decoded(Vec<ContainerSpec>),
-}
-
-impl Default for Containers<'_> {
-    fn default() -> Self {
-        Containers::Decoded(Vec::new())
+/// What the containers of a pod spec claim on the node. Only `hostPort`, or
+/// `hostNetwork` with any container port, claims a port, so containers given
+/// as text that name no `hostPort` are not decoded: most pods claim none, and
+/// the container specs are most of a pod spec's bytes.
+fn claimed_ports<E: de::Error>(
+    containers: Deferred<'_, Vec<ContainerSpec>>,
+    host_network: bool,
+) -> Result<Vec<HostPort>, E> {
+    if host_network || containers.may_name("\"hostPort\"", |_| true) {
+        Ok(host_ports(&containers.decode()?, host_network))
+    } else {
+        containers.skip()?;
+        Ok(Vec::new())
     }
 }
-
-impl<'de: 'a, 'a> Deserialize<'de> for Containers<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContainersVisitor;
-        impl<'de> de::Visitor<'de> for ContainersVisitor {
-            type Value = Containers<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of containers")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Containers::Unparsed(text))
-            }
-            fn visit_newtype_struct<D: Deserializer<'de>>(
-                self,
-                deserializer: D,
-            ) -> Result<Self::Value, D::Error> {
-                nullable(deserializer).map(Containers::Decoded)
-            }
-        }
-        deserializer.deserialize_newtype_struct(UNPARSED, ContainersVisitor)
-    }
-}
-
-impl Containers<'_> {
-    fn host_ports<E: de::Error>(self, host_network: bool) -> Result<Vec<HostPort>, E> {
-        match self {
-            Containers::Decoded(containers) => Ok(host_ports(&containers, host_network)),
-            // Only `hostPort`, or `hostNetwork` with any container port, claims
-            // one. (The API server never escapes the letters of a key.)
-            Containers::Unparsed(text) if host_network || text.contains("\"hostPort\"") => {
-                let containers: Option<Vec<ContainerSpec>> =
-                    serde_json::from_str(text).map_err(E::custom)?;
-                Ok(host_ports(&containers.unwrap_or_default(), host_network))
-            }
-            Containers::Unparsed(text) if text.starts_with('[') || text == "null" => Ok(Vec::new()),
-            Containers::Unparsed(text) => Err(E::custom(format!(
-                "invalid type: {text:.40}, expected a list of containers"
-            ))),
-        }
-    }
-}
-
-/// The name of a newtype a decoder may answer with the value's JSON text,
-/// unparsed, through `visit_borrowed_str` (as serde_json does for its
-/// `RawValue`), rather than decode it.
-pub const UNPARSED: &str = "$kube_lifecycle_exporter::Unparsed";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct SchedulingGate {

@@ -6,7 +6,9 @@
 //! types, each status cost its strings' allocations and its timestamps'
 //! parsing only to be thrown away, about a quarter of the decoding of a pod.
 //! Here the strings stay borrowed from the input and the timestamps unparsed
-//! until a status is known to be kept.
+//! until a status is known to be kept. (The list decoder does better still: it
+//! hands the statuses over as text, and a settled pod's are not decoded at all
+//! unless they name a `waiting` state; see `deferred.rs`.)
 
 use std::borrow::Cow;
 use std::fmt;

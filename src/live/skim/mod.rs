@@ -9,8 +9,8 @@
 //! several times faster than parsing them, which is what serde_json must do.
 //!
 //! A type may also ask for a value's text unparsed ([`UNPARSED`]): a pod's
-//! container specs are taken that way and decoded only when they can claim a
-//! host port.
+//! container specs and container statuses are taken that way and decoded only
+//! when they are needed (see `model/deferred.rs`).
 //!
 //! The price is validation: a skipped value is checked for its extent only
 //! (balanced brackets outside strings, a closing quote, a literal spelled
@@ -70,6 +70,35 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error
         return Err(de.error("trailing characters"));
     }
     Ok(value)
+}
+
+/// Decodes the value of one key of the object `text` holds, passing over the
+/// entries before it and reading nothing after it: the rest of `text` is not
+/// checked. `None` when the object has no such key.
+pub fn field<'de, T: de::Deserialize<'de>>(text: &'de str, key: &str) -> Result<Option<T>, Error> {
+    let mut de = Deserializer {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+        scratch: String::new(),
+    };
+    if de.peek_value()? != b'{' {
+        return Err(de.error("expected an object"));
+    }
+    de.enter()?;
+    let mut entries = Entries {
+        de: &mut de,
+        first: true,
+    };
+    while let Some(name) = entries.next_key::<std::borrow::Cow<'de, str>>()? {
+        if name == key {
+            let value = T::deserialize(&mut *entries.de).map_err(|e| entries.de.located(e))?;
+            return Ok(Some(value));
+        }
+        entries.next_value::<de::IgnoredAny>()?;
+    }
+    Ok(None)
 }
 
 pub struct Deserializer<'de> {

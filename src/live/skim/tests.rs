@@ -184,3 +184,37 @@ fn containers_are_decoded_only_when_they_can_claim_a_host_port() {
     assert_eq!(ports(r#"{"containers":"x"}"#), None);
     assert!(from_str::<Pod>(r#"{"spec":{"containers":[{"ports":[{"hostPort":"x"}]}]}}"#).is_err());
 }
+
+#[test]
+fn container_statuses_are_decoded_only_when_the_pod_may_keep_them() {
+    // How many statuses a pod keeps, decoded by skim and serde_json alike.
+    let kept = |phase: &str, statuses: &str| -> Option<usize> {
+        let pod: Pod = agree(&format!(
+            r#"{{"spec":{{"nodeName":"n1"}},"status":{{"phase":"{phase}","containerStatuses":{statuses}}}}}"#
+        ))?;
+        Some(pod.container_statuses().count())
+    };
+    let running =
+        r#"[{"name":"a","ready":true,"state":{"running":{"startedAt":"2026-11-24T10:00:00Z"}}}]"#;
+    let waiting = r#"[{"name":"a","state":{"waiting":{"reason":"CrashLoopBackOff"}}},
+        {"name":"b","state":{"running":{}}}]"#;
+    // A settled pod drops statuses that name no waiting state, undecoded...
+    assert_eq!(kept("Running", running), Some(0));
+    // ...keeps them when a container waits...
+    assert_eq!(kept("Running", waiting), Some(2));
+    // ...and decodes them to find out when "waiting" is only a word in them.
+    let word = r#"[{"name":"a","state":{"waiting":null,"running":{}}},
+        {"name":"b","lastState":{"terminated":{"message":"waiting"}}}]"#;
+    assert_eq!(kept("Running", word), Some(0));
+    // A pod that is not settled keeps them all.
+    assert_eq!(kept("Pending", running), Some(1));
+    assert_eq!(kept("Running", "null"), Some(0));
+    // Statuses that are not a list are an error, kept or not.
+    assert_eq!(kept("Running", r#"{"name":"a"}"#), None);
+    assert_eq!(kept("Pending", r#""x""#), None);
+    // Malformed inside and decoded: an error.
+    assert_eq!(
+        kept("Running", r#"[{"state":{"waiting":{"reason":5}}}]"#),
+        None
+    );
+}
