@@ -58,13 +58,7 @@ impl de::Error for Error {
 
 /// Decodes `text` as one JSON value into `T`.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
-    let mut de = Deserializer {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        depth: 0,
-        scratch: String::new(),
-    };
+    let mut de = Deserializer::new(text);
     let value = T::deserialize(&mut de).map_err(|e| de.located(e))?;
     if de.skip_ws().is_some() {
         return Err(de.error("trailing characters"));
@@ -76,13 +70,7 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error
 /// entries before it and reading nothing after it: the rest of `text` is not
 /// checked. `None` when the object has no such key.
 pub fn field<'de, T: de::Deserialize<'de>>(text: &'de str, key: &str) -> Result<Option<T>, Error> {
-    let mut de = Deserializer {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        depth: 0,
-        scratch: String::new(),
-    };
+    let mut de = Deserializer::new(text);
     if de.peek_value()? != b'{' {
         return Err(de.error("expected an object"));
     }
@@ -117,6 +105,16 @@ enum Str<'de, 's> {
 }
 
 impl<'de> Deserializer<'de> {
+    fn new(text: &'de str) -> Self {
+        Deserializer {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            depth: 0,
+            scratch: String::new(),
+        }
+    }
+
     fn error(&self, message: &str) -> Error {
         Error {
             message: message.to_string(),

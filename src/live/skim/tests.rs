@@ -218,3 +218,19 @@ fn container_statuses_are_decoded_only_when_the_pod_may_keep_them() {
         None
     );
 }
+
+#[test]
+fn one_field_is_read_without_the_rest_of_the_object() {
+    let text = r#"{"kind":"PodList","items":[{"a":"]"}],"metadata":{"continue":"c"},"rest":"#;
+    let meta: Option<BTreeMap<String, String>> = field(text, "metadata").unwrap();
+    assert_eq!(meta.unwrap()["continue"], "c");
+    // What follows the field is never read, even when it is cut short.
+    let head = r#"{"metadata":{"continue":"c"},"items":[{"name":"#;
+    let meta: Option<BTreeMap<String, String>> = field(head, "metadata").unwrap();
+    assert_eq!(meta.unwrap()["continue"], "c");
+    let none: Option<String> = field(r#"{"kind":"PodList","items":[]}"#, "metadata").unwrap();
+    assert_eq!(none, None);
+    // An input cut before the field, or not an object, is an error.
+    assert!(field::<String>(r#"{"items":[{"name":"#, "metadata").is_err());
+    assert!(field::<String>(r#"["metadata"]"#, "metadata").is_err());
+}
