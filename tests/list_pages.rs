@@ -9,9 +9,9 @@ use std::time::Duration;
 use fake_apiserver::FakeApiServer;
 use futures::StreamExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::runtime::watcher::{self, Event};
+use kube::runtime::watcher;
 use kube::{Api, Client, Config};
-use kube_lifecycle_exporter::live::list_watch::{Params, list_watch};
+use kube_lifecycle_exporter::live::list_watch::{Event, Params, list_watch};
 use kube_lifecycle_exporter::live::resources::Watched;
 use kube_lifecycle_exporter::model::Pod;
 use serde_json::json;
@@ -57,17 +57,35 @@ async fn next(events: &mut Events) -> watcher::Result<Event<Watched<Pod>>> {
         .expect("the list-watch never ends")
 }
 
-/// The names of one whole list, from its `Init` to its `InitDone`.
+/// The names of one whole list, from its `Init` to its `InitDone`; each page
+/// must say how many objects follow it, as the fake API server counts them.
 async fn one_list(events: &mut Events) -> Vec<String> {
     assert!(matches!(next(events).await, Ok(Event::Init)));
     let mut names = Vec::new();
+    let mut said_remaining = Vec::new();
     loop {
         match next(events).await {
-            Ok(Event::InitApply(pod)) => names.push(pod.object.metadata.name.to_string()),
-            Ok(Event::InitDone) => return names,
+            Ok(Event::InitPage { objects, remaining }) => {
+                names.extend(
+                    objects
+                        .into_iter()
+                        .map(|p| p.object.metadata.name.to_string()),
+                );
+                said_remaining.push((names.len(), remaining));
+            }
+            Ok(Event::InitDone) => break,
             other => panic!("inside a list: {other:?}"),
         }
     }
+    for (read, remaining) in said_remaining {
+        let left = names.len() - read;
+        assert_eq!(
+            remaining,
+            (left > 0).then_some(left),
+            "after {read} objects"
+        );
+    }
+    names
 }
 
 fn list_requests(server: &FakeApiServer) -> Vec<String> {
@@ -118,14 +136,17 @@ async fn a_list_whose_continue_token_expires_midway_is_listed_again_whole() {
     let server = server_with_pods(60).await;
     let mut events = pods(&server, 5).await;
     assert!(matches!(next(&mut events).await, Ok(Event::Init)));
-    assert!(matches!(next(&mut events).await, Ok(Event::InitApply(_))));
+    assert!(matches!(
+        next(&mut events).await,
+        Ok(Event::InitPage { .. })
+    ));
     // The pipeline reads at most a few pages ahead; the rest of the twelve
     // are asked for with a token the server no longer honours.
     server.compact();
-    let mut listed = 1;
+    let mut listed = 5;
     let error = loop {
         match next(&mut events).await {
-            Ok(Event::InitApply(_)) => listed += 1,
+            Ok(Event::InitPage { objects, .. }) => listed += objects.len(),
             Err(err) => break err,
             other => panic!("inside a list: {other:?}"),
         }
@@ -146,7 +167,10 @@ async fn a_list_no_longer_wanted_is_read_no_further() {
     let server = server_with_pods(200).await;
     let mut events = pods(&server, 5).await;
     assert!(matches!(next(&mut events).await, Ok(Event::Init)));
-    assert!(matches!(next(&mut events).await, Ok(Event::InitApply(_))));
+    assert!(matches!(
+        next(&mut events).await,
+        Ok(Event::InitPage { .. })
+    ));
     drop(events);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let read = list_requests(&server).len();

@@ -1,7 +1,8 @@
 //! List, then watch: the loop behind every watch of the exporter.
 //!
 //! It speaks the same protocol as kube-runtime's watcher and yields the same
-//! events and errors (so its backoff, the telemetry and the model's handling stay
+//! errors and, but for a list's objects coming a page at a time ([`Event`]),
+//! the same events (so its backoff, the telemetry and the model's handling stay
 //! as they were): a paginated list (`limit`, `continue`) read with the most recent
 //! semantics, then a watch from the list's resourceVersion with bookmarks, resumed
 //! from the last version seen when the server ends it, and a new list after
@@ -17,7 +18,7 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use kube::api::{WatchEvent, WatchParams};
-use kube::runtime::watcher::{self, Event};
+use kube::runtime::watcher::{self};
 use kube::{Api, Client};
 
 use super::pages::Pages;
@@ -40,14 +41,33 @@ const IDLE_MARGIN: Duration = Duration::from_secs(5);
 
 type WatchStream<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 
+/// What a list-watch yields: kube-runtime's watcher events, but a list's
+/// objects a page at a time, so the model takes in a page at once.
+#[derive(Debug)]
+pub enum Event<K> {
+    /// A list begins: the first, or again after 410 Gone or an error.
+    Init,
+    /// A page of the list, and how many objects the server said are left
+    /// after it (`remainingItemCount`), when it did.
+    InitPage {
+        objects: Vec<K>,
+        remaining: Option<usize>,
+    },
+    /// The list is whole.
+    InitDone,
+    /// An object was added or changed.
+    Apply(K),
+    /// An object was deleted.
+    Delete(K),
+}
+
 enum Phase<T: Slim> {
     /// Nothing listed: the next step starts a list.
     Empty,
-    /// Inside a list: the pages still to come, the page's objects not yet
-    /// yielded, and the list's resourceVersion once its last page is in.
+    /// Inside a list: the pages still to come, and the list's resourceVersion
+    /// once its last page is in.
     Paging {
         pages: Pages<T>,
-        items: std::vec::IntoIter<Watched<T>>,
         last: Option<String>,
     },
     /// Listed (or a watch ended): the next step starts a watch from here.
@@ -104,20 +124,11 @@ where
                         self.api.resource_url().to_string(),
                         self.params.clone(),
                     ),
-                    items: Vec::new().into_iter(),
                     last: None,
                 };
                 Some(Ok(Event::Init))
             }
-            Phase::Paging {
-                mut pages,
-                mut items,
-                last,
-            } => {
-                if let Some(object) = items.next() {
-                    self.phase = Phase::Paging { pages, items, last };
-                    return Some(Ok(Event::InitApply(object)));
-                }
+            Phase::Paging { mut pages, last } => {
                 if let Some(resource_version) = last {
                     self.phase = Phase::Listed { resource_version };
                     return Some(Ok(Event::InitDone));
@@ -132,10 +143,15 @@ where
                         }
                         self.phase = Phase::Paging {
                             pages,
-                            items: list.items.into_iter(),
                             last: resource_version.filter(|_| !more),
                         };
-                        None
+                        Some(Ok(Event::InitPage {
+                            objects: list.items,
+                            remaining: list
+                                .metadata
+                                .remaining_item_count
+                                .and_then(|n| usize::try_from(n).ok()),
+                        }))
                     }
                     Err(err) => {
                         // A failed page starts the list again (after the backoff).

@@ -58,6 +58,9 @@ pub struct PageMeta {
     pub resource_version: Option<String>,
     #[serde(rename = "continue", default)]
     pub continue_: Option<String>,
+    /// How many objects are left after this page, when the server says.
+    #[serde(default)]
+    pub remaining_item_count: Option<u64>,
 }
 
 /// Decodes one list page (a `List` of `T`) the way the list-watch does, with
@@ -313,6 +316,7 @@ mod tests {
         .unwrap();
         assert_eq!(page.metadata.resource_version.as_deref(), Some("7"));
         assert_eq!(page.metadata.continue_.as_deref(), Some("abc"));
+        assert_eq!(page.metadata.remaining_item_count, Some(1));
         assert_eq!(page.items.len(), 1);
         assert_eq!(page.items[0].object.spec.node_name, "n1");
     }

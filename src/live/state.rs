@@ -19,6 +19,11 @@ use super::transitions::{Observation, Transitions};
 /// Which part of a kind one watch covers: every namespace, or one.
 pub type Scope = Option<String>;
 
+/// How many objects a list's own count (`remainingItemCount`) is believed
+/// up to when the model makes room for them: a count past this is not a
+/// cluster Kubernetes supports, and room for it would only waste memory.
+const MOST_EXPECTED: usize = 1 << 20;
+
 /// A (re)list under way for one watch: the keys it has named so far, so that
 /// what it did not name can be removed when it ends. `None` when the model
 /// held nothing the list could replace (the first list of a kind across all
@@ -187,36 +192,54 @@ impl LiveState {
         }
     }
 
-    /// One object of a (re)list, applied at once: a relist never holds a
-    /// second copy of what it lists beside the model. A pod or namespace that
-    /// comes back under the same name with a new uid replaces one whose
-    /// deletion completed while the watch was down: that is recorded as
-    /// observed now, an upper bound.
-    pub fn listed(&self, listing: &mut Listing, object: Object) {
-        let key = object.key();
-        let observations = {
-            let mut cluster = self.cluster.write();
-            let kind = object.kind();
-            // Only a list that found objects held can replace one.
-            let replaced = listing.seen.is_some()
-                && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
-            let observations = if replaced {
-                self.vanished(&cluster, kind, &key, Timestamp::now())
-            } else {
-                Vec::new()
-            };
-            if let Object::Pod(new) = &object {
-                // Pods listed Ready are not new starts.
-                self.transitions.lock().pods_listed([new]);
-            }
-            cluster.apply(object);
-            observations
+    /// A page of a (re)list, applied at once: a relist never holds a second
+    /// copy of what it lists beside the model. A pod or namespace that comes
+    /// back under the same name with a new uid replaces one whose deletion
+    /// completed while the watch was down: that is recorded as observed now,
+    /// an upper bound. `remaining` is how many objects the server said follow
+    /// this page: the model makes room for the whole list at once rather than
+    /// growing as it comes.
+    pub fn listed(
+        &self,
+        listing: &mut Listing,
+        objects: impl IntoIterator<Item = Object>,
+        remaining: Option<usize>,
+    ) {
+        let mut objects = objects.into_iter().peekable();
+        let Some(kind) = objects.peek().map(Object::kind) else {
+            return;
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
-        if let Some(seen) = &mut listing.seen {
-            seen.insert(key);
+        let (at_least, at_most) = objects.size_hint();
+        let expected = (listing.objects + at_most.unwrap_or(at_least))
+            .saturating_add(remaining.unwrap_or(0))
+            .min(MOST_EXPECTED);
+        let mut observations = Vec::new();
+        {
+            let mut cluster = self.cluster.write();
+            cluster.reserve(kind, expected);
+            if let Some(seen) = &mut listing.seen {
+                seen.reserve(expected.saturating_sub(seen.len()));
+            }
+            for object in objects {
+                let key = object.key();
+                // Only a list that found objects held can replace one.
+                let replaced = listing.seen.is_some()
+                    && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
+                if replaced {
+                    observations.extend(self.vanished(&cluster, kind, &key, Timestamp::now()));
+                }
+                if let Object::Pod(new) = &object {
+                    // Pods listed Ready are not new starts.
+                    self.transitions.lock().pods_listed([new]);
+                }
+                cluster.apply(object);
+                if let Some(seen) = &mut listing.seen {
+                    seen.insert(key);
+                }
+                listing.objects += 1;
+            }
         }
-        listing.objects += 1;
+        observations.iter().for_each(|o| self.telemetry.observe(o));
     }
 
     /// A watch's (re)list ended: what the model holds in its scope that the
@@ -477,10 +500,13 @@ mod tests {
             .sum::<f64>() as usize
     }
 
+    /// A list in pages of two, each saying how many pods follow it.
     fn list(state: &LiveState, pods: Vec<Object>) {
         let mut listing = state.listing(Kind::Pod, &None);
-        for pod in pods {
-            state.listed(&mut listing, pod);
+        let mut remaining = pods.len();
+        for page in pods.chunks(2) {
+            remaining -= page.len();
+            state.listed(&mut listing, page.to_vec(), Some(remaining));
         }
         state.relisted(Kind::Pod, &None, listing);
     }
@@ -523,8 +549,15 @@ mod tests {
         // The first list applies one page, then fails; the model held nothing,
         // so it kept no keys.
         let mut first = state.listing(Kind::Pod, &None);
-        state.listed(&mut first, pod("gone-meanwhile", "u-g", false));
-        state.listed(&mut first, pod("stays", "u-s", false));
+        state.listed(
+            &mut first,
+            vec![
+                pod("gone-meanwhile", "u-g", false),
+                pod("stays", "u-s", false),
+            ],
+            // A count no cluster has is not believed: no room is made for it.
+            Some(usize::MAX),
+        );
         drop(first);
         // The list starts again and no longer names the first pod.
         list(&state, vec![pod("stays", "u-s", false)]);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
 use kube::runtime::WatchStreamExt;
-use kube::runtime::watcher::{self, Event};
+use kube::runtime::watcher::{self};
 use kube::{Api, Client};
 use tokio::task::JoinHandle;
 
@@ -17,7 +17,7 @@ use crate::model::{
     CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Pod, ReplicaSet, StatefulSet,
 };
 
-use super::list_watch;
+use super::list_watch::{self, Event};
 use super::resources::{Slim, Watched, group, plural};
 use super::shard::Shard;
 use super::state::{Listing, LiveState, Scope};
@@ -309,11 +309,10 @@ async fn run<T: Slim>(
     while let Some(item) = stream.next().await {
         match item {
             Ok(Event::Init) => listing = Some(state.listing(T::KIND, &scope)),
-            Ok(Event::InitApply(w)) => {
-                if keep(&w) {
-                    let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
-                    state.listed(listing, w.into_object());
-                }
+            Ok(Event::InitPage { objects, remaining }) => {
+                let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
+                let objects = objects.into_iter().filter(keep).map(Watched::into_object);
+                state.listed(listing, objects, remaining);
             }
             Ok(Event::InitDone) => {
                 let listing = listing
