@@ -63,7 +63,9 @@ impl<'a, T: Deserialize<'a> + Default> Deferred<'a, T> {
     /// `decoded` says.
     pub(super) fn may_name(&self, quoted_key: &str, decoded: impl FnOnce(&T) -> bool) -> bool {
         match self {
-            Deferred::Text(text) => text.contains(quoted_key),
+            Deferred::Text(text) => {
+                memchr::memmem::find(text.as_bytes(), quoted_key.as_bytes()).is_some()
+            }
             Deferred::Decoded(value) => decoded(value),
         }
     }
