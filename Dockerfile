@@ -19,11 +19,6 @@ RUN cargo build --release --locked --bin kube-lifecycle-exporter
 # else: TLS is rustls, certificates come from the cluster's CA bundle.
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/target/release/kube-lifecycle-exporter /usr/local/bin/kube-lifecycle-exporter
-# glibc's malloc asks for transparent huge pages for its heap (glibc 2.35+):
-# the model of a large cluster is built in one go at the first list, and
-# faulting it in 4 KiB pages was a sixth of the exporter's CPU for that sync
-# (docs/performance.md). Nodes whose THP setting is "never" ignore it.
-ENV GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 # distroless "nonroot": uid and gid 65532. Numeric, so runAsNonRoot can verify it.
 USER 65532:65532
 EXPOSE 9096

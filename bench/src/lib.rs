@@ -18,11 +18,6 @@ use serde_json::json;
 
 use process::ExporterProcess;
 
-/// The environment the container image runs the exporter in (its Dockerfile's
-/// `ENV`, which a test holds to this): glibc's malloc backs its heap with
-/// transparent huge pages.
-pub const EXPORTER_ENV: (&str, &str) = ("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1");
-
 pub struct Config {
     /// The `kube-lifecycle-exporter` binary to run.
     pub exporter: PathBuf,

@@ -26,7 +26,8 @@ impl ExporterProcess {
             ])
             .arg(kubeconfig)
             .env_remove("RUST_LOG")
-            .env(crate::EXPORTER_ENV.0, crate::EXPORTER_ENV.1)
+            // glibc's defaults, as in the container image.
+            .env_remove("GLIBC_TUNABLES")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
