@@ -486,8 +486,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        if self.peek_value()? != b'"' {
-            return Err(self.error("expected a string naming a variant"));
+        match self.peek_value()? {
+            b'"' => {}
+            // `{"Variant": value}`, as serde_json reads it too.
+            b'{' => {
+                self.enter()?;
+                let value = visitor.visit_enum(VariantEntry { de: &mut *self })?;
+                self.leave(b'}')?;
+                return Ok(value);
+            }
+            _ => return Err(self.error("expected a string naming a variant")),
         }
         match self.parse_str()? {
             Str::Borrowed(s) => visitor.visit_enum(de::value::BorrowedStrDeserializer::new(s)),
@@ -567,6 +575,55 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
         seed.deserialize(&mut *self.de)
+    }
+}
+
+/// An enum written as an object of one entry, `{"Variant": value}`.
+struct VariantEntry<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for VariantEntry<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        if self.de.skip_ws() != Some(b'"') {
+            return Err(self.de.error("key must be a string"));
+        }
+        let variant = match self.de.parse_str()? {
+            Str::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s))?,
+            Str::Copied(s) => seed.deserialize(s.to_string().into_deserializer())?,
+        };
+        if self.de.skip_ws() != Some(b':') {
+            return Err(self.de.error("expected `:`"));
+        }
+        self.de.pos += 1;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for VariantEntry<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        de::Deserialize::deserialize(&mut *self.de)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_seq(&mut *self.de, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_struct(&mut *self.de, "", fields, visitor)
     }
 }
 

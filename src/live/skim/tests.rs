@@ -67,6 +67,30 @@ fn collections_options_and_unit_variants() {
     assert_eq!(agree::<PodPhase>(r#""Running""#), Some(PodPhase::Running));
     // `#[serde(other)]`: an unknown phase is Unknown, not an error.
     assert_eq!(agree::<PodPhase>(r#""Rebooting""#), Some(PodPhase::Unknown));
+    // An enum may also be written `{"Variant": value}`; a unit variant's value
+    // is null. serde_json reads a struct from a list of its fields, so a
+    // status written as a list reads its phase from such an object (found by
+    // tests/fuzz_model.rs).
+    assert_eq!(
+        agree::<PodPhase>(r#" { "Running" : null } "#),
+        Some(PodPhase::Running)
+    );
+    assert_eq!(
+        agree::<PodPhase>(r#"{"metadata":null}"#),
+        Some(PodPhase::Unknown)
+    );
+    agree::<Pod>(r#"{"apiVersion":"v1","kind":"Pod","status":[{"metadata":null}]}"#).unwrap();
+    for bad in [
+        r#"{"Running":1}"#,
+        r#"{"Running":null,"Failed":null}"#,
+        r#"{"Running"}"#,
+        r#"{1:null}"#,
+        r#"{}"#,
+        r#"{"Running":null"#,
+    ] {
+        agree::<PodPhase>(bad);
+        assert!(from_str::<PodPhase>(bad).is_err(), "{bad}");
+    }
     for bad in [
         "[1,2",
         "[1 2]",
