@@ -59,6 +59,12 @@ async fn next(events: &mut Events) -> watcher::Result<Event<Watched<Pod>>> {
 
 /// The names of one whole list, from its `Init` to its `InitDone`; each page
 /// must say how many objects follow it, as the fake API server counts them.
+/// The start of a list and its first page.
+async fn first_page(events: &mut Events) {
+    assert!(matches!(next(events).await, Ok(Event::Init)));
+    assert!(matches!(next(events).await, Ok(Event::InitPage { .. })));
+}
+
 async fn one_list(events: &mut Events) -> Vec<String> {
     assert!(matches!(next(events).await, Ok(Event::Init)));
     let mut names = Vec::new();
@@ -135,11 +141,7 @@ async fn a_list_of_many_pages_arrives_whole_and_in_order() {
 async fn a_list_whose_continue_token_expires_midway_is_listed_again_whole() {
     let server = server_with_pods(60).await;
     let mut events = pods(&server, 5).await;
-    assert!(matches!(next(&mut events).await, Ok(Event::Init)));
-    assert!(matches!(
-        next(&mut events).await,
-        Ok(Event::InitPage { .. })
-    ));
+    first_page(&mut events).await;
     // The pipeline reads at most a few pages ahead; the rest of the twelve
     // are asked for with a token the server no longer honours.
     server.compact();
@@ -166,11 +168,7 @@ async fn a_list_whose_continue_token_expires_midway_is_listed_again_whole() {
 async fn a_list_no_longer_wanted_is_read_no_further() {
     let server = server_with_pods(200).await;
     let mut events = pods(&server, 5).await;
-    assert!(matches!(next(&mut events).await, Ok(Event::Init)));
-    assert!(matches!(
-        next(&mut events).await,
-        Ok(Event::InitPage { .. })
-    ));
+    first_page(&mut events).await;
     drop(events);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let read = list_requests(&server).len();

@@ -18,7 +18,7 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use kube::api::{WatchEvent, WatchParams};
-use kube::runtime::watcher::{self};
+use kube::runtime::watcher;
 use kube::{Api, Client};
 
 use super::pages::Pages;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
 use kube::runtime::WatchStreamExt;
+// `{self}` imports the module alone: this file has a function `watcher`.
 use kube::runtime::watcher::{self};
 use kube::{Api, Client};
 use tokio::task::JoinHandle;

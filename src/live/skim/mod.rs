@@ -379,6 +379,22 @@ impl<'de> Deserializer<'de> {
         Ok(true)
     }
 
+    /// An object's key and the colon after it; the key goes to `seed`.
+    fn key<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<K::Value, Error> {
+        if self.skip_ws() != Some(b'"') {
+            return Err(self.error("key must be a string"));
+        }
+        let key = match self.parse_str()? {
+            Str::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s))?,
+            Str::Copied(s) => seed.deserialize(s.to_string().into_deserializer())?,
+        };
+        if self.skip_ws() != Some(b':') {
+            return Err(self.error("expected `:`"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
     /// The closing bracket after a visitor has taken what it wanted.
     fn leave(&mut self, close: u8) -> Result<(), Error> {
         self.depth -= 1;
@@ -559,18 +575,7 @@ impl<'de> MapAccess<'de> for Entries<'_, 'de> {
         if !self.de.has_next(&mut self.first, b'}')? {
             return Ok(None);
         }
-        if self.de.skip_ws() != Some(b'"') {
-            return Err(self.de.error("key must be a string"));
-        }
-        let key = match self.de.parse_str()? {
-            Str::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s))?,
-            Str::Copied(s) => seed.deserialize(s.to_string().into_deserializer())?,
-        };
-        if self.de.skip_ws() != Some(b':') {
-            return Err(self.de.error("expected `:`"));
-        }
-        self.de.pos += 1;
-        Ok(Some(key))
+        self.de.key(seed).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
@@ -588,17 +593,7 @@ impl<'de> de::EnumAccess<'de> for VariantEntry<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
-        if self.de.skip_ws() != Some(b'"') {
-            return Err(self.de.error("key must be a string"));
-        }
-        let variant = match self.de.parse_str()? {
-            Str::Borrowed(s) => seed.deserialize(de::value::BorrowedStrDeserializer::new(s))?,
-            Str::Copied(s) => seed.deserialize(s.to_string().into_deserializer())?,
-        };
-        if self.de.skip_ws() != Some(b':') {
-            return Err(self.de.error("expected `:`"));
-        }
-        self.de.pos += 1;
+        let variant = self.de.key(seed)?;
         Ok((variant, self))
     }
 }
