@@ -216,7 +216,11 @@ impl LiveState {
         let mut observations = Vec::new();
         {
             let mut cluster = self.cluster.write();
+            let mut transitions = self.transitions.lock();
             cluster.reserve(kind, expected);
+            if kind == Kind::Pod {
+                transitions.reserve_pods(expected);
+            }
             if let Some(seen) = &mut listing.seen {
                 seen.reserve(expected.saturating_sub(seen.len()));
             }
@@ -226,11 +230,12 @@ impl LiveState {
                 let replaced = listing.seen.is_some()
                     && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
                 if replaced {
-                    observations.extend(self.vanished(&cluster, kind, &key, Timestamp::now()));
+                    let now = Timestamp::now();
+                    observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
                 }
                 if let Object::Pod(new) = &object {
                     // Pods listed Ready are not new starts.
-                    self.transitions.lock().pods_listed([new]);
+                    transitions.pods_listed([new]);
                 }
                 cluster.apply(object);
                 if let Some(seen) = &mut listing.seen {
@@ -262,8 +267,9 @@ impl LiveState {
             };
             let now = Timestamp::now();
             let mut observations = Vec::new();
+            let mut transitions = self.transitions.lock();
             for key in gone {
-                observations.extend(self.vanished(&cluster, kind, &key, now));
+                observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
                 cluster.delete(kind, &key);
             }
             cluster.mark_listed(kind);
@@ -309,31 +315,6 @@ impl LiveState {
             .inc_by(count as u64);
         self.touched(kind);
         self.last_error.lock().remove(&(kind, scope.clone()));
-    }
-
-    /// The deletion of the pod or namespace the model holds at `key`, gone
-    /// without a watch event: it completed while the watch was down, and is
-    /// recorded as observed `now`, an upper bound.
-    fn vanished(
-        &self,
-        cluster: &Cluster,
-        kind: Kind,
-        key: &ObjectKey,
-        now: Timestamp,
-    ) -> Vec<Observation> {
-        let mut transitions = self.transitions.lock();
-        match kind {
-            Kind::Pod => cluster
-                .pod(key)
-                .map(|pod| transitions.pod_deleted(cluster, pod, now))
-                .unwrap_or_default(),
-            Kind::Namespace => cluster
-                .namespace(&key.name)
-                .and_then(|ns| transitions.namespace_deleted(ns, now))
-                .into_iter()
-                .collect(),
-            _ => Vec::new(),
-        }
     }
 
     /// An object was added or changed.
@@ -455,6 +436,30 @@ impl LiveState {
 
     pub fn is_ready(&self) -> bool {
         self.readiness().iter().all(|(_, ready)| *ready)
+    }
+}
+
+/// The deletion of the pod or namespace the model holds at `key`, gone
+/// without a watch event: it completed while the watch was down, and is
+/// recorded as observed `now`, an upper bound.
+fn vanished(
+    transitions: &mut Transitions,
+    cluster: &Cluster,
+    kind: Kind,
+    key: &ObjectKey,
+    now: Timestamp,
+) -> Vec<Observation> {
+    match kind {
+        Kind::Pod => cluster
+            .pod(key)
+            .map(|pod| transitions.pod_deleted(cluster, pod, now))
+            .unwrap_or_default(),
+        Kind::Namespace => cluster
+            .namespace(&key.name)
+            .and_then(|ns| transitions.namespace_deleted(ns, now))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

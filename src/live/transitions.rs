@@ -128,6 +128,13 @@ impl Transitions {
     pub fn tracked_pods(&self) -> usize {
         self.ready_seen.len()
     }
+
+    /// Room for as many pods as a list will hold in all, so that remembering
+    /// the Ready ones does not rehash every uid each time the set doubles.
+    pub fn reserve_pods(&mut self, total: usize) {
+        let uuids = &mut self.ready_seen.uuids;
+        uuids.reserve(total.saturating_sub(uuids.len()));
+    }
 }
 
 #[cfg(test)]

@@ -72,11 +72,11 @@ pub struct Meta<L = NotKept> {
     /// Needed by the watcher to resume; cleared before an object is stored.
     #[serde(default, deserialize_with = "nullable")]
     pub resource_version: Name,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::time::optional")]
     pub creation_timestamp: Option<Time>,
     /// The deadline: request time plus `deletionGracePeriodSeconds`
     /// (apiserver `BeforeDelete`, staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::time::optional")]
     pub deletion_timestamp: Option<Time>,
     #[serde(default)]
     pub deletion_grace_period_seconds: Option<i64>,
@@ -156,7 +156,7 @@ pub struct Condition {
     pub reason: String,
     #[serde(default, deserialize_with = "nullable")]
     pub message: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::time::optional")]
     pub last_transition_time: Option<Time>,
 }
 

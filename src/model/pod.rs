@@ -2,10 +2,15 @@
 
 use serde::{Deserialize, Deserializer, de};
 
-use super::deferred::Deferred;
+use super::deferred::{Deferred, Key};
 use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
 use super::name::{Name, interned};
 use super::pod_wire::{ConditionWire, ContainerStatusWire, statuses};
+
+/// A container status with a waiting state names this key.
+static WAITING: Key = Key::new("\"waiting\"");
+/// A container spec that claims a port on the node names this key.
+static HOST_PORT: Key = Key::new("\"hostPort\"");
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads
@@ -40,7 +45,7 @@ struct PodStatusWire<'a> {
     phase: PodPhase,
     #[serde(default, deserialize_with = "pod_conditions")]
     conditions: PodConditions,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::time::optional")]
     start_time: Option<Time>,
     #[serde(default, borrow)]
     container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
@@ -67,9 +72,7 @@ impl<'de> Deserialize<'de> for Pod {
         // wire: a settled pod whose statuses name no waiting state drops them
         // undecoded.
         let may_wait = |s: &Deferred<Vec<ContainerStatusWire>>| {
-            s.may_name("\"waiting\"", |s| {
-                s.iter().any(ContainerStatusWire::is_waiting)
-            })
+            s.may_name(&WAITING, |s| s.iter().any(ContainerStatusWire::is_waiting))
         };
         let (regular, init) = (status.container_statuses, status.init_container_statuses);
         if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) {
@@ -145,7 +148,7 @@ fn claimed_ports<E: de::Error>(
     containers: Deferred<'_, Vec<ContainerSpec>>,
     host_network: bool,
 ) -> Result<Vec<HostPort>, E> {
-    if host_network || containers.may_name("\"hostPort\"", |_| true) {
+    if host_network || containers.may_name(&HOST_PORT, |_| true) {
         Ok(host_ports(&containers.decode()?, host_network))
     } else {
         containers.skip()?;

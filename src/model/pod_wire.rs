@@ -62,9 +62,7 @@ impl Text<'_> {
 
     /// A timestamp as the API prints it, parsed as `Time` decodes it.
     fn time(&self) -> Result<Time, String> {
-        self.0
-            .parse()
-            .map_err(|e| format!("invalid timestamp {:?}: {e}", self.0))
+        super::time::parse_time(&self.0).map_err(|e| format!("invalid timestamp {:?}: {e}", self.0))
     }
 }
 
