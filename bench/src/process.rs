@@ -113,13 +113,7 @@ impl ExporterProcess {
 
     /// User plus system CPU time so far.
     pub fn cpu_seconds(&self) -> Result<f64> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
-        // Fields after the parenthesised command name; utime and stime are 14 and 15.
-        let rest = stat.rsplit_once(')').context("/proc/PID/stat")?.1;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
-        let per_second = 100.0; // USER_HZ on Linux
-        Ok(ticks as f64 / per_second)
+        cpu_seconds_of(&self.child.id().to_string())
     }
 }
 
@@ -128,4 +122,21 @@ impl Drop for ExporterProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// User plus system CPU time so far of this process (the benchmark, with the
+/// fake API server it runs).
+pub fn own_cpu_seconds() -> Result<f64> {
+    cpu_seconds_of("self")
+}
+
+/// User plus system CPU time so far of the process `/proc/{pid}` names.
+fn cpu_seconds_of(pid: &str) -> Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = stat.rsplit_once(')').context("/proc/PID/stat")?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+    let per_second = 100.0; // USER_HZ on Linux
+    Ok(ticks as f64 / per_second)
 }

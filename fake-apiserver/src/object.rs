@@ -20,8 +20,10 @@ pub(crate) struct StoredObject {
     pub name: String,
     pub resource_version: u64,
     pub labels: BTreeMap<String, String>,
-    /// The object as list items carry it: no `apiVersion` or `kind`.
-    pub json: String,
+    /// A comma, then the object as list items carry it (no `apiVersion` or
+    /// `kind`): a list's body is sent as these texts, the first without its
+    /// comma, rather than copied into one buffer.
+    item: String,
 }
 
 impl StoredObject {
@@ -45,18 +47,31 @@ impl StoredObject {
             })
             .unwrap_or_default();
         let json = serde_json::to_string(body).unwrap_or_else(|_| "{}".to_string());
+        let mut item = String::with_capacity(json.len() + 1);
+        item.push(',');
+        item.push_str(&json);
         StoredObject {
             namespace,
             name,
             resource_version,
             labels,
-            json,
+            item,
         }
+    }
+
+    /// The object as list items carry it: no `apiVersion` or `kind`.
+    pub fn json(&self) -> &str {
+        &self.item[1..]
+    }
+
+    /// The object as an item of a list, after the first: a comma, then its JSON.
+    pub fn json_after_comma(&self) -> &str {
+        &self.item
     }
 
     /// The object body as a JSON map, without `apiVersion` and `kind`.
     pub fn body(&self) -> Map<String, Value> {
-        serde_json::from_str(&self.json).unwrap_or_default()
+        serde_json::from_str(self.json()).unwrap_or_default()
     }
 
     /// The object as clients get it from a GET or a watch event: with
@@ -79,7 +94,7 @@ impl StoredObject {
         out.push_str("\",\"kind\":\"");
         out.push_str(resource.kind);
         out.push('"');
-        let rest = &self.json[1..];
+        let rest = &self.json()[1..];
         if !rest.starts_with('}') {
             out.push(',');
         }
@@ -95,7 +110,7 @@ impl StoredObject {
             _ => {}
         }
         let root =
-            parsed.get_or_insert_with(|| serde_json::from_str(&self.json).unwrap_or(Value::Null));
+            parsed.get_or_insert_with(|| serde_json::from_str(self.json()).unwrap_or(Value::Null));
         let mut node = &*root;
         for part in path.split('.') {
             match node.get(part) {

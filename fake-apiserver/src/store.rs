@@ -250,7 +250,7 @@ impl Store {
             let previous = state.objects[id].get(&key).cloned();
             let kept = previous
                 .as_ref()
-                .and_then(|p| serde_json::from_str::<MetadataOnly>(&p.json).ok())
+                .and_then(|p| serde_json::from_str::<MetadataOnly>(p.json()).ok())
                 .map(|m| m.metadata)
                 .unwrap_or_default();
             if missing(metadata, "uid") {
