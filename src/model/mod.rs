@@ -334,8 +334,7 @@ trait IndexEntry<K>: Default {
 /// A sorted list. A list names objects in key order, so a key mostly comes
 /// after every key held: adding it is one comparison and a push, where a B-tree
 /// set compared it with up to eleven keys of each node on its way down, each
-/// comparison reading a key no cache held (at 150,000 pods that was a twelfth
-/// of building the model). Adding a key out of order, or taking one, moves the
+/// comparison reading a key no cache held. Adding a key out of order, or taking one, moves the
 /// keys after it: microseconds for the thousands of pods of a large DaemonSet.
 /// The first few slots are allocated one by one: most Deployments have one or
 /// two ReplicaSets.
