@@ -46,10 +46,12 @@ impl StoredObject {
                     .collect()
             })
             .unwrap_or_default();
-        let json = serde_json::to_string(body).unwrap_or_else(|_| "{}".to_string());
-        let mut item = String::with_capacity(json.len() + 1);
-        item.push(',');
-        item.push_str(&json);
+        let mut item = b",".to_vec();
+        if serde_json::to_writer(&mut item, body).is_err() {
+            item.truncate(1);
+            item.extend_from_slice(b"{}");
+        }
+        let item = String::from_utf8(item).expect("serde_json writes UTF-8");
         StoredObject {
             namespace,
             name,

@@ -17,6 +17,7 @@ mod workload;
 
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hash;
 use std::sync::Arc;
 
 // foldhash rather than SipHash: keys are the API server's own names, and
@@ -199,7 +200,7 @@ impl PartialEq for OwnerKey {
 
 impl Eq for OwnerKey {}
 
-impl std::hash::Hash for OwnerKey {
+impl Hash for OwnerKey {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.names().hash(state);
     }
@@ -334,8 +335,9 @@ trait IndexEntry<K>: Default {
 /// A sorted list. A list names objects in key order, so a key mostly comes
 /// after every key held: adding it is one comparison and a push, where a B-tree
 /// set compared it with up to eleven keys of each node on its way down, each
-/// comparison reading a key no cache held. Adding a key out of order, or taking one, moves the
-/// keys after it: microseconds for the thousands of pods of a large DaemonSet.
+/// comparison reading a key no cache held. Adding a key out of order, or
+/// taking one, moves the keys after it: microseconds for the thousands of pods
+/// of a large DaemonSet.
 /// The first few slots are allocated one by one: most Deployments have one or
 /// two ReplicaSets.
 impl<K: Ord + Clone + Borrow<ObjectKey>> IndexEntry<K> for Vec<K> {
@@ -365,27 +367,29 @@ impl<K: Ord + Clone + Borrow<ObjectKey>> IndexEntry<K> for Vec<K> {
     }
 }
 
-fn index_insert<K, E: IndexEntry<K>>(
-    index: &mut HashMap<OwnerKey, E>,
-    owner: Option<OwnerKey>,
+/// Adds `key` to the index under `under` (a node or an owner), if any.
+fn index_insert<U: Hash + Eq, K, E: IndexEntry<K>>(
+    index: &mut HashMap<U, E>,
+    under: Option<U>,
     key: &K,
 ) {
-    if let Some(owner) = owner {
-        index.entry(owner).or_default().add(key);
+    if let Some(under) = under {
+        index.entry(under).or_default().add(key);
     }
 }
 
-fn index_remove<K, E: IndexEntry<K>>(
-    index: &mut HashMap<OwnerKey, E>,
-    owner: Option<OwnerKey>,
+/// Takes `key` out of the index under `under`, and the entry with it once empty.
+fn index_remove<U: Hash + Eq, K, E: IndexEntry<K>>(
+    index: &mut HashMap<U, E>,
+    under: Option<U>,
     key: &ObjectKey,
 ) {
-    if let Some(owner) = owner
-        && let Some(entry) = index.get_mut(&owner)
+    if let Some(under) = under
+        && let Some(entry) = index.get_mut(&under)
     {
         entry.take(key);
         if entry.is_empty() {
-            index.remove(&owner);
+            index.remove(&under);
         }
     }
 }
@@ -596,12 +600,12 @@ impl Cluster {
 
     /// The pod indexes: by node, by controller, and whether it is unsettled.
     fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Pod) {
-        if !pod.spec.node_name.is_empty() {
-            self.pods_by_node
-                .entry(pod.spec.node_name.clone())
-                .or_default()
-                .add(key);
-        }
+        let node = &pod.spec.node_name;
+        index_insert(
+            &mut self.pods_by_node,
+            (!node.is_empty()).then(|| node.clone()),
+            key,
+        );
         index_insert(
             &mut self.pods_by_owner,
             OwnerKey::controller_of(&pod.metadata),
@@ -618,12 +622,7 @@ impl Cluster {
         };
         let node = old.spec.node_name.clone();
         let owner = OwnerKey::controller_of(&old.metadata);
-        if let Some(set) = self.pods_by_node.get_mut(&node) {
-            set.take(key);
-            if set.is_empty() {
-                self.pods_by_node.remove(&node);
-            }
-        }
+        index_remove(&mut self.pods_by_node, Some(node), key);
         index_remove(&mut self.pods_by_owner, owner, key);
         self.unsettled_pods.remove(key);
     }

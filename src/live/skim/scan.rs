@@ -116,7 +116,8 @@ fn prefix_xor(mut x: u64) -> u64 {
 fn padded_block(bytes: &[u8], at: usize) -> [u8; 64] {
     let mut block = [b' '; 64];
     let rest = bytes.get(at..).unwrap_or_default();
-    block[..rest.len().min(64)].copy_from_slice(&rest[..rest.len().min(64)]);
+    let len = rest.len().min(64);
+    block[..len].copy_from_slice(&rest[..len]);
     block
 }
 
