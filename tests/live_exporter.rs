@@ -318,11 +318,15 @@ async fn a_pod_deleted_while_the_watch_is_cut_disappears_after_resume_or_relist(
         })
         .await;
 
-    // Cut again and forget history: resuming is impossible (410 Gone), so the exporter relists.
+    // Cut again while the pod watch cannot come back (its requests fail), delete,
+    // and forget history: resuming is then impossible (410 Gone), so the exporter
+    // relists. (Without the fault, a watch resumed between the cut and the
+    // compaction was still valid and saw the deletion as an event.)
+    server.set_fault("pods", Fault::ServerError);
     server.cut_watches();
-    server.compact();
     server.delete("v1", "Pod", Some("shop"), "ghost-b");
     server.compact();
+    server.clear_faults();
     let metrics = exporter
         .wait_for_metrics("ghost-b gone after relist", |m| {
             !has(
