@@ -1,0 +1,64 @@
+// The exporter itself: down, blind to a resource, or fighting the API server.
+local rules = import '../lib/rules.libsonnet';
+
+{
+  prometheusAlerts+:: {
+    local c = $._config,
+    local target = ['job', 'instance'],
+    groups+: [{
+      name: 'kube-lifecycle-exporter',
+      rules: [
+        // Per target, so that one shard down is seen; `absent` for no target
+        // discovered at all.
+        rules.alert(c, {
+          alert: 'KubeLifecycleExporterDown',
+          expr: |||
+            up{%(sel)s} == 0
+            or
+            absent(up{%(sel)s})
+          ||| % { sel: c.exporterSelector },
+          'for': '15m',
+          tier: 'page',
+          summary: 'kube-lifecycle-exporter is not scraped.',
+          description: '{{ with $labels.instance }}kube-lifecycle-exporter {{ . }}%s is not scraped successfully{{ else }}No kube-lifecycle-exporter target is discovered at all{{ end }}: stuck Terminating, Pending and image pull problems {{ with $labels.instance }}in the namespaces it covers {{ end }}are not being alerted on.' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecycleWatchNotSynced',
+          expr: |||
+            min %s (%s) == 0
+          ||| % [rules.by(c, target + ['resource']), rules.series(c, 'kube_lifecycle_watch_synced')],
+          'for': '10m',
+          tier: 'ticket',
+          summary: 'The exporter cannot list a resource.',
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s has not completed the list of {{ $labels.resource }}: findings that depend on it are missing.' % rules.inCluster(c),
+        }),
+        // `expired` (410 Gone) is the watch protocol telling the exporter to list
+        // again, not an error: KubeLifecycleWatchRestarting counts those.
+        rules.alert(c, {
+          alert: 'KubeLifecycleWatchErrors',
+          expr: |||
+            sum %s (
+              rate(%s[5m])
+            ) > 0
+          ||| % [rules.by(c, target + ['resource', 'reason']), rules.series(c, 'kube_lifecycle_watch_errors_total', 'reason!="expired"')],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'The exporter keeps getting errors from the API server.',
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s gets {{ $labels.reason }} errors watching {{ $labels.resource }} ({{ printf "%%.3f" $value }} per second).' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecycleWatchRestarting',
+          expr: |||
+            sum %s (
+              increase(%s[1h])
+            ) > 5
+          ||| % [rules.by(c, target + ['resource']), rules.series(c, 'kube_lifecycle_watch_restarts_total')],
+          'for': '0m',
+          tier: 'info',
+          summary: 'The exporter relists a resource often.',
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s had to list {{ $labels.resource }} again {{ $value | humanize }} times in the last hour (its watch fell behind the API server\'s history).' % rules.inCluster(c),
+        }),
+      ],
+    }],
+  },
+}

@@ -1,0 +1,102 @@
+// Alertmanager inhibitions: where one alert explains others, the others stay quiet.
+// Rendered into alerts/alertmanager.yaml (this pack's own), alerts/
+// kubernetes-mixin-inhibitions.yaml (this pack's precise alerts silencing the
+// kubernetes-mixin's generic ones for the same object) and the kube-prometheus-stack
+// overlay's values.
+{
+  local c = $._config,
+  local names(list) = 'alertname=~"%s"' % std.join('|', list),
+
+  // Inhibition within the pack. Every inhibiting alert's `for` is no longer than
+  // its targets' (tests/alert_rules.rs), so the page that goes out is the one that
+  // explains the others.
+  alertmanagerInhibitRules:: [
+    {
+      // A lost node: its pods' Terminating alerts, and the Recreate Deployments
+      // and StatefulSets whose blocking pod sits on it.
+      source_matchers: ['alertname="KubeLifecycleNodeLost"'],
+      target_matchers: [names([
+        'KubeLifecyclePodTerminating.+',
+        'KubeLifecycleDeploymentRecreateBlocked',
+        'KubeLifecycleStatefulSetPodStuck',
+      ])],
+      equal: [c.clusterLabel, 'node'],
+    },
+    {
+      // A failing registry: the per-pod alerts whose causes are the registry's.
+      // Not KubeLifecycleImagePullNodeImageStore: a node's own image store is
+      // never explained by a registry.
+      source_matchers: ['alertname="KubeLifecycleRegistryPullFailing"'],
+      target_matchers: [names([
+        'KubeLifecycleImagePullUnauthorized',
+        'KubeLifecycleImagePullNotFound',
+        'KubeLifecycleImagePullRegistryUnreachable',
+        'KubeLifecycleImagePullRateLimited',
+        'KubeLifecycleContainerImagePullFailing',
+      ])],
+      equal: [c.clusterLabel, 'registry'],
+    },
+  ],
+
+  // This pack's alert (source) says why; the kubernetes-mixin's (target) only that.
+  // Alert names and labels as the kubernetes-mixin defines them
+  // (alerts/apps_alerts.libsonnet, kubelet.libsonnet, kube_scheduler.libsonnet).
+  kubernetesMixinInhibitRules:: [
+    {
+      source_matchers: [names(['KubeLifecycleContainerCrashLooping', 'KubeLifecycleContainerOOMKilledLooping'])],
+      target_matchers: ['alertname="KubePodCrashLooping"'],
+      equal: [c.clusterLabel, 'namespace', 'pod', 'container'],
+    },
+    {
+      source_matchers: [names([
+        'KubeLifecycleImagePull.+',
+        'KubeLifecycleContainerImagePullFailing',
+        'KubeLifecycleContainerConfigError',
+      ])],
+      target_matchers: ['alertname="KubeContainerWaiting"'],
+      equal: [c.clusterLabel, 'namespace', 'pod', 'container'],
+    },
+    {
+      // ContainerCreating is pod-wide: every container of the pod waits.
+      source_matchers: ['alertname="KubeLifecyclePodContainerCreatingStuck"'],
+      target_matchers: ['alertname="KubeContainerWaiting"'],
+      equal: [c.clusterLabel, 'namespace', 'pod'],
+    },
+    {
+      source_matchers: [names([
+        'KubeLifecyclePod.+',
+        'KubeLifecycleContainer.+',
+        'KubeLifecycleImagePull.+',
+      ])],
+      target_matchers: ['alertname="KubePodNotReady"'],
+      equal: [c.clusterLabel, 'namespace', 'pod'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleDeploymentRecreateBlocked"'],
+      target_matchers: [names(['KubeDeploymentRolloutStuck', 'KubeDeploymentReplicasMismatch'])],
+      equal: [c.clusterLabel, 'namespace', 'deployment'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleStatefulSetPodStuck"'],
+      target_matchers: [names(['KubeStatefulSetReplicasMismatch', 'KubeStatefulSetUpdateNotRolledOut'])],
+      equal: [c.clusterLabel, 'namespace', 'statefulset'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleDaemonSetUnscheduled"'],
+      target_matchers: [names(['KubeDaemonSetNotScheduled', 'KubeDaemonSetRolloutStuck'])],
+      equal: [c.clusterLabel, 'namespace', 'daemonset'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleNodeLost"'],
+      target_matchers: [names(['KubeNodeNotReady', 'KubeNodeUnreachable'])],
+      equal: [c.clusterLabel, 'node'],
+    },
+    {
+      // KubeSchedulerDown says a scrape target vanished; this pack says pods are
+      // not being scheduled. One page for the one outage.
+      source_matchers: ['alertname="KubeLifecycleSchedulerNotScheduling"'],
+      target_matchers: ['alertname="KubeSchedulerDown"'],
+      equal: [c.clusterLabel],
+    },
+  ],
+}

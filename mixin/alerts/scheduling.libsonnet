@@ -1,0 +1,56 @@
+// Pods that are not bound to a node.
+local rules = import '../lib/rules.libsonnet';
+
+{
+  prometheusAlerts+:: {
+    local c = $._config,
+    local pending(matchers) = rules.series(c, 'kube_lifecycle_pod_pending_since_timestamp_seconds', matchers),
+    groups+: [{
+      name: 'kube-lifecycle-scheduling',
+      rules: [
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodUnschedulable',
+          expr: |||
+            max %s (
+              time() - %s
+            )
+          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause!~"scheduling_gated|not_scheduled|unknown_scheduler"')],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'A pod cannot be scheduled.',
+          description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been unschedulable for {{ $value | humanizeDuration }}; the scheduler\'s main reason is {{ $labels.cause }}.' % rules.inCluster(c),
+        }),
+        // A scheduler the cluster uses (it has bound pods, or it is
+        // default-scheduler) leaves pods untouched: every new pod of every workload
+        // that uses it waits. A schedulerName nothing serves is one pod spec's
+        // mistake: KubeLifecyclePodSchedulerUnknown, a ticket.
+        rules.alert(c, {
+          alert: 'KubeLifecycleSchedulerNotScheduling',
+          expr: |||
+            count %s (
+              max %s (
+                %s
+              )
+            )
+          ||| % [rules.by(c, []), rules.by(c, ['namespace', 'pod']), pending('cause="not_scheduled"')],
+          'for': '10m',
+          tier: 'page',
+          summary: 'Pods are not being scheduled at all.',
+          description: '{{ $value }} pod(s)%s have no node and no PodScheduled condition long after creation, although their schedulerName is a scheduler the cluster uses: that scheduler is down or not working.' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodSchedulerUnknown',
+          expr: |||
+            max %s (
+              time() - %s
+            )
+          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause="unknown_scheduler"')],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'A pod names a scheduler that nothing in the cluster serves.',
+          description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s was created {{ $value | humanizeDuration }} ago and no scheduler has touched it: its spec.schedulerName is not default-scheduler and no pod in the cluster was ever bound by a scheduler of that name (a typo, or a scheduler that is not installed).' % rules.inCluster(c),
+        }),
+      ],
+    }],
+  },
+}

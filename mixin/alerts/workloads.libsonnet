@@ -1,0 +1,67 @@
+// Workloads that cannot create pods because of pods that will not go.
+local rules = import '../lib/rules.libsonnet';
+
+{
+  prometheusAlerts+:: {
+    local c = $._config,
+    groups+: [{
+      name: 'kube-lifecycle-workloads',
+      rules: [
+        // On the blocking-pod count rather than the "since" gauge, so that old pods
+        // nobody deletes (cause not_deleted, no deletion time) page too. `node` is
+        // the node of the blocking pod whose cause is reported, so that
+        // KubeLifecycleNodeLost inhibits this alert when that node is lost.
+        rules.alert(c, {
+          alert: 'KubeLifecycleDeploymentRecreateBlocked',
+          expr: |||
+            max %s (
+              %s
+            ) > 0
+          ||| % [
+            rules.by(c, ['namespace', 'deployment', 'node', 'cause']),
+            rules.series(c, 'kube_lifecycle_deployment_recreate_blocking_pods', 'cause!="graceful"'),
+          ],
+          'for': '10m',
+          tier: 'page',
+          summary: 'A Recreate Deployment creates no new pods while an old one is not gone.',
+          description: 'Deployment {{ $labels.namespace }}/{{ $labels.deployment }}%s (strategy Recreate) creates nothing new: {{ $value }} pod(s) of an old ReplicaSet are still there, the oldest {{ if eq $labels.cause "not_deleted" }}not even deleted{{ else }}Terminating ({{ $labels.cause }}) on node {{ $labels.node }}{{ end }}' % rules.inCluster(c)
+                       + '{{ with printf `max(time() - %s{%s=%%q, namespace=%%q, deployment=%%q})` $labels.%s $labels.namespace $labels.deployment | query }}{{ with . }} for {{ . | first | value | humanizeDuration }}{{ end }}{{ end }}.' % [
+            rules.series(c, 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds'),
+            c.clusterLabel,
+            c.clusterLabel,
+          ],
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecycleStatefulSetPodStuck',
+          expr: |||
+            max %s (
+              time() - %s
+            )
+          ||| % [
+            rules.by(c, ['namespace', 'statefulset', 'pod', 'node', 'cause']),
+            rules.series(c, 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds', 'cause!="graceful"'),
+          ],
+          'for': '10m',
+          tier: 'ticket',
+          summary: 'A StatefulSet cannot recreate a pod stuck Terminating.',
+          description: 'StatefulSet {{ $labels.namespace }}/{{ $labels.statefulset }}%s cannot recreate {{ $labels.pod }}: it has been Terminating on node {{ $labels.node }} for {{ $value | humanizeDuration }} ({{ $labels.cause }}).' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecycleDaemonSetUnscheduled',
+          expr: |||
+            max %s (
+              %s
+            ) > 0
+          ||| % [
+            rules.by(c, ['namespace', 'daemonset', 'cause']),
+            rules.series(c, 'kube_lifecycle_daemonset_unscheduled_nodes'),
+          ],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'A DaemonSet is missing from nodes it should run on.',
+          description: 'DaemonSet {{ $labels.namespace }}/{{ $labels.daemonset }}%s has no pod on {{ $value }} eligible node(s) ({{ $labels.cause }}).' % rules.inCluster(c),
+        }),
+      ],
+    }],
+  },
+}
