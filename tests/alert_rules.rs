@@ -239,3 +239,297 @@ fn amtool_accepts_the_alertmanager_example_and_routes_by_severity() {
         assert_eq!(out.lines().next(), Some(receiver), "{severity}: {out}");
     }
 }
+
+// ----------------------------------------------------------------------- the policy
+
+/// `10m` → 600 seconds.
+fn seconds(duration: &str) -> u64 {
+    let (number, unit) = duration.split_at(duration.len() - 1);
+    let n: u64 = number
+        .parse()
+        .unwrap_or_else(|_| panic!("duration {duration}"));
+    n * match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => panic!("duration {duration}"),
+    }
+}
+
+fn alert_rules() -> Vec<(String, Value)> {
+    rules()
+        .into_iter()
+        .filter_map(|r| r["alert"].as_str().map(|n| (n.to_string(), r.clone())))
+        .collect()
+}
+
+/// The labels of the outermost `by (...)` of an expression, if it has one.
+fn outer_by(expr: &str) -> Option<Vec<String>> {
+    let start = expr.find("by (")? + 4;
+    let end = start + expr[start..].find(')')?;
+    Some(
+        expr[start..end]
+            .split(',')
+            .map(|l| l.trim().to_string())
+            .collect(),
+    )
+}
+
+/// alerts/README.md's table of alerts: name → (severity, for).
+fn documented_alerts() -> std::collections::BTreeMap<String, (String, String)> {
+    let text = std::fs::read_to_string(root().join("alerts/README.md")).unwrap();
+    let section = &text[text.find("\n## Alerts\n").expect("## Alerts") + 1..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    section
+        .lines()
+        .filter(|l| l.starts_with("| KubeLifecycle"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (
+                cells[1].to_string(),
+                (cells[2].to_string(), cells[cells.len() - 2].to_string()),
+            )
+        })
+        .collect()
+}
+
+/// The severity policy of alerts/README.md: everything one pod or container does is
+/// a ticket, never a page; the documented table is the rule file's.
+#[test]
+fn severities_follow_the_written_policy() {
+    let documented = documented_alerts();
+    let mut in_rules = std::collections::BTreeMap::new();
+    for (name, rule) in alert_rules() {
+        let severity = rule["labels"]["severity"].as_str().unwrap().to_string();
+        let for_ = rule["for"].as_str().unwrap().to_string();
+        if severity == "critical" {
+            let expr = rule["expr"].as_str().unwrap();
+            if let Some(labels) = outer_by(expr) {
+                for one in ["pod", "container"] {
+                    assert!(
+                        !labels.iter().any(|l| l == one),
+                        "{name} pages per {one}: by ({labels:?}); one pod is a ticket (alerts/README.md)"
+                    );
+                }
+            }
+        }
+        in_rules.insert(name, (severity, for_));
+    }
+    assert_eq!(
+        documented, in_rules,
+        "alerts/README.md's table of alerts (severity, for) and the rule file disagree"
+    );
+    // A page is rare: the policy names five kinds of certain outage.
+    let pages: Vec<_> = in_rules
+        .iter()
+        .filter(|(_, (s, _))| s == "critical")
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            "KubeLifecycleDeploymentRecreateBlocked",
+            "KubeLifecycleExporterDown",
+            "KubeLifecycleNodeLost",
+            "KubeLifecycleRegistryPullFailing",
+            "KubeLifecycleSchedulerNotScheduling",
+        ]
+    );
+}
+
+/// Whether `name` matches an Alertmanager matcher on `alertname`
+/// (`alertname="X"` or `alertname=~"A|B.+"`, anchored as Alertmanager anchors it).
+fn alertname_matches(matcher: &str, name: &str) -> bool {
+    let matcher = matcher.replace(' ', "");
+    if let Some(value) = matcher.strip_prefix("alertname=~") {
+        let pattern = value.trim_matches('"');
+        pattern
+            .split('|')
+            .any(|alternative| match alternative.strip_suffix(".+") {
+                Some(prefix) => name.starts_with(prefix) && name.len() > prefix.len(),
+                None => alternative == name,
+            })
+    } else if let Some(value) = matcher.strip_prefix("alertname=") {
+        value.trim_matches('"') == name
+    } else {
+        false
+    }
+}
+
+/// `for` of the kubernetes-mixin alerts this pack inhibits, as the mixin defines
+/// them (kubernetes-monitoring/kubernetes-mixin, alerts/apps_alerts.libsonnet,
+/// kubelet.libsonnet, lib/absent_alert.libsonnet).
+const KUBERNETES_MIXIN_FOR: &[(&str, &str)] = &[
+    ("KubePodCrashLooping", "15m"),
+    ("KubePodNotReady", "15m"),
+    ("KubeContainerWaiting", "1h"),
+    ("KubeDeploymentRolloutStuck", "15m"),
+    ("KubeDeploymentReplicasMismatch", "15m"),
+    ("KubeStatefulSetReplicasMismatch", "15m"),
+    ("KubeStatefulSetUpdateNotRolledOut", "15m"),
+    ("KubeDaemonSetNotScheduled", "10m"),
+    ("KubeDaemonSetRolloutStuck", "15m"),
+    ("KubeNodeNotReady", "15m"),
+    ("KubeNodeUnreachable", "15m"),
+    ("KubeSchedulerDown", "15m"),
+];
+
+/// An inhibiting alert must fire no later than the alerts it inhibits: were it
+/// slower, the alert it explains would page first and the inhibition would come too
+/// late. Every inhibition names at least one alert on each side.
+#[test]
+fn inhibitors_fire_no_later_than_what_they_inhibit() {
+    let mut fors: Vec<(String, u64)> = alert_rules()
+        .iter()
+        .map(|(n, r)| (n.clone(), seconds(r["for"].as_str().unwrap())))
+        .collect();
+    fors.extend(
+        KUBERNETES_MIXIN_FOR
+            .iter()
+            .map(|(n, f)| (n.to_string(), seconds(f))),
+    );
+    for file in [ALERTMANAGER, "alerts/kubernetes-mixin-inhibitions.yaml"] {
+        let config = yaml(&root().join(file));
+        for rule in config["inhibit_rules"].as_array().unwrap() {
+            let side = |key: &str| -> Vec<(String, u64)> {
+                let matchers: Vec<&str> = rule[key]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m.as_str().unwrap())
+                    .collect();
+                fors.iter()
+                    .filter(|(name, _)| matchers.iter().all(|m| alertname_matches(m, name)))
+                    .cloned()
+                    .collect()
+            };
+            let (sources, targets) = (side("source_matchers"), side("target_matchers"));
+            assert!(!sources.is_empty() && !targets.is_empty(), "{file}: {rule}");
+            for (source, source_for) in &sources {
+                for (target, target_for) in &targets {
+                    assert!(
+                        source_for <= target_for,
+                        "{file}: {source} (for {source_for}s) inhibits {target} (for {target_for}s) too late"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A failed scrape or an exporter restart makes every series stale at once: every
+/// alert keeps firing through such a gap instead of resolving and paging again.
+#[test]
+fn every_alert_keeps_firing_through_a_missed_scrape() {
+    for (name, rule) in alert_rules() {
+        let keep = rule["keep_firing_for"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no keep_firing_for"));
+        assert!(seconds(keep) >= 120, "{name}: keep_firing_for {keep}");
+    }
+}
+
+/// The first paragraph of a runbook's Meaning says when its alert fires, in words
+/// that match the rule: its severity, its `for`, the causes its expression selects
+/// (or, for `!=`/`!~`, the ones it leaves out), and any selector it quotes is the
+/// expression's own.
+#[test]
+fn every_runbook_says_when_its_alert_fires_as_the_rule_does() {
+    use kube_lifecycle_exporter::diagnosis::Cause;
+    use kube_lifecycle_exporter::output::metrics::FAMILIES;
+
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let mut problems = Vec::new();
+    for (name, rule) in alert_rules() {
+        let expr = rule["expr"].as_str().unwrap();
+        let runbook = Runbook::from_slug(&name).unwrap();
+        let text = std::fs::read_to_string(root().join(runbook.path())).unwrap();
+        let meaning = &text[text.find("## Meaning").unwrap() + 10..];
+        let first = meaning
+            .trim_start()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .to_string();
+        let first_flat = first.replace('\n', " ");
+        let severity = rule["labels"]["severity"].as_str().unwrap();
+        if !first.contains(&format!("Severity: **{severity}**")) {
+            problems.push(format!("{name}: no `Severity: **{severity}**`"));
+        }
+        let minutes = seconds(rule["for"].as_str().unwrap()) / 60;
+        if minutes > 0 && !first_flat.contains(&format!("{minutes} minute")) {
+            problems.push(format!("{name}: does not say {minutes} minutes"));
+        }
+        // Quoted selectors are the expression's.
+        for quoted in first.split('`').skip(1).step_by(2) {
+            if quoted.contains('{') && !squeeze(expr).contains(&squeeze(quoted)) {
+                problems.push(format!("{name}: quotes `{quoted}`, not in its expression"));
+            }
+        }
+        // The causes the rule selects, from its cause matchers and the vocabulary of
+        // the family it reads.
+        let Some(family) = FAMILIES.iter().find(|f| expr.contains(f.name)) else {
+            continue;
+        };
+        let vocabulary: Vec<&str> = Cause::vocabulary(family.anomaly)
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect();
+        // Named in backticks, or inside a quoted selector (`cause=~"a|b"`).
+        let spans: Vec<&str> = first.split('`').skip(1).step_by(2).collect();
+        let named = |cause: &str| {
+            spans.iter().any(|span| {
+                *span == cause || span.split(['"', '|']).skip(1).any(|token| token == cause)
+            })
+        };
+        for (op, value) in cause_matchers(expr) {
+            let listed: Vec<&str> = value.split('|').collect();
+            match op.as_str() {
+                "=" | "=~" => {
+                    for cause in &listed {
+                        if !named(cause) {
+                            problems.push(format!("{name}: fires on `{cause}`, not said"));
+                        }
+                    }
+                    // A cause the rule does not select is named only to say so.
+                    for cause in vocabulary.iter().filter(|c| !listed.contains(c)) {
+                        for sentence in first_flat.split(". ") {
+                            let negated = ["not", "never", "except", "but", "instead"]
+                                .iter()
+                                .any(|w| sentence.contains(w));
+                            if sentence.contains(&format!("`{cause}`")) && !negated {
+                                problems.push(format!(
+                                    "{name}: names `{cause}` as if it fired: {sentence}"
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    for cause in &listed {
+                        if !named(cause) {
+                            problems.push(format!("{name}: leaves out `{cause}`, not said"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `(op, value)` of every `cause` matcher in an expression.
+fn cause_matchers(expr: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (at, _) in expr.match_indices("cause") {
+        let rest = &expr[at + 5..];
+        let op: String = rest.chars().take_while(|c| "=!~".contains(*c)).collect();
+        if op.is_empty() {
+            continue;
+        }
+        let value = rest[op.len()..].trim_start_matches('"');
+        let value = &value[..value.find('"').unwrap()];
+        out.push((op, value.to_string()));
+    }
+    out
+}

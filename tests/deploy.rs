@@ -527,9 +527,18 @@ fn custom_resources_use_only_fields_the_operator_defines() {
         for group in rule["groups"].as_array().unwrap() {
             within(group, &["name", "interval", "rules"], "rule group");
             for r in group["rules"].as_array().unwrap() {
+                // keep_firing_for: in the operator's Rule since v0.64.
                 within(
                     r,
-                    &["alert", "record", "expr", "for", "labels", "annotations"],
+                    &[
+                        "alert",
+                        "record",
+                        "expr",
+                        "for",
+                        "keep_firing_for",
+                        "labels",
+                        "annotations",
+                    ],
                     "rule",
                 );
                 assert!(

@@ -24,7 +24,7 @@ local rules = import '../lib/rules.libsonnet';
           'for': '10m',
           tier: 'page',
           summary: 'A Recreate Deployment creates no new pods while an old one is not gone.',
-          description: 'Deployment {{ $labels.namespace }}/{{ $labels.deployment }}%s (strategy Recreate) creates nothing new: {{ $value }} pod(s) of an old ReplicaSet are still there, the oldest {{ if eq $labels.cause "not_deleted" }}not even deleted{{ else }}Terminating ({{ $labels.cause }}) on node {{ $labels.node }}{{ end }}' % rules.inCluster(c)
+          description: 'Deployment {{ $labels.namespace }}/{{ $labels.deployment }}%s (strategy Recreate) creates nothing new: {{ $value }} pod(s) of an old ReplicaSet are still there, the oldest {{ if eq $labels.cause "not_deleted" }}not even deleted{{ else }}Terminating ({{ $labels.cause }}){{ with $labels.node }} on node {{ . }}{{ end }}{{ end }}' % rules.inCluster(c)
                        + '{{ with printf `max(time() - %s{%s=%%q, namespace=%%q, deployment=%%q})` $labels.%s $labels.namespace $labels.deployment | query }}{{ with . }} for {{ . | first | value | humanizeDuration }}{{ end }}{{ end }}.' % [
             rules.series(c, 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds'),
             c.clusterLabel,
@@ -44,8 +44,10 @@ local rules = import '../lib/rules.libsonnet';
           'for': '10m',
           tier: 'ticket',
           summary: 'A StatefulSet cannot recreate a pod stuck Terminating.',
-          description: 'StatefulSet {{ $labels.namespace }}/{{ $labels.statefulset }}%s cannot recreate {{ $labels.pod }}: it has been Terminating on node {{ $labels.node }} for {{ $value | humanizeDuration }} ({{ $labels.cause }}).' % rules.inCluster(c),
+          description: 'StatefulSet {{ $labels.namespace }}/{{ $labels.statefulset }}%s cannot recreate {{ $labels.pod }}: it has been Terminating{{ with $labels.node }} on node {{ . }}{{ end }} for {{ $value | humanizeDuration }} ({{ $labels.cause }}).' % rules.inCluster(c),
         }),
+        // 10m like the kubernetes-mixin's KubeDaemonSetNotScheduled, which this one
+        // inhibits: the precise alert must not come second.
         rules.alert(c, {
           alert: 'KubeLifecycleDaemonSetUnscheduled',
           expr: |||
@@ -56,7 +58,7 @@ local rules = import '../lib/rules.libsonnet';
             rules.by(c, ['namespace', 'daemonset', 'cause']),
             rules.series(c, 'kube_lifecycle_daemonset_unscheduled_nodes'),
           ],
-          'for': '15m',
+          'for': '10m',
           tier: 'ticket',
           summary: 'A DaemonSet is missing from nodes it should run on.',
           description: 'DaemonSet {{ $labels.namespace }}/{{ $labels.daemonset }}%s has no pod on {{ $value }} eligible node(s) ({{ $labels.cause }}).' % rules.inCluster(c),

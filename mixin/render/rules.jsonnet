@@ -1,5 +1,6 @@
 // alerts/kube-lifecycle.rules.yaml: `jsonnet -S mixin/render/rules.jsonnet`.
 local mixin = import '../mixin.libsonnet';
+local yaml = import '../lib/yaml.libsonnet';
 |||
   # kube-lifecycle-exporter alert rules, generated from mixin/ (jsonnet): do not edit
   # here; change mixin/ and run `UPDATE_MIXIN=1 cargo test --test mixin`.
@@ -17,5 +18,4 @@ local mixin = import '../mixin.libsonnet';
   # work unchanged when Prometheus adds that label, and several exporter replicas or
   # shards never double an alert.
 ||| % [mixin._config.runbookURLPattern % '<alert name in lower case>', mixin._config.clusterLabel]
-+ std.manifestYamlDoc(mixin.prometheusAlerts, indent_array_in_object=true, quote_keys=false)
-+ '\n'
++ yaml.manifest(mixin.prometheusAlerts)

@@ -54,6 +54,7 @@ runbooks! {
     NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed",
     PodUnschedulable => "KubeLifecyclePodUnschedulable",
     SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling",
+    PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown",
     PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck",
     ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized",
     ImagePullNotFound => "KubeLifecycleImagePullNotFound",
