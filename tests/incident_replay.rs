@@ -1,0 +1,965 @@
+//! Incidents replayed as an on-call engineer lives them: each incident is a cluster
+//! dump served by its own real exporter (`serve --from-file`), scraped by one real
+//! Prometheus under its own `cluster` label and evaluated with the shipped rules;
+//! one real Alertmanager with the shipped configuration notifies a receiver owned by
+//! the test, which counts the notifications each incident causes, per severity.
+//! In the middle of two incidents a scrape fails and the exporter restarts.
+//!
+//! The bar (alerts/README.md): exactly one page for a lost node or a failing
+//! registry, none for a node-local image problem or one misconfigured pod, and no
+//! flap (nothing resolved, nothing sent again) across a missed scrape or a restart.
+//!
+//! The test-only rewrite of the shipped files is alerts/README.md's: `for` and
+//! `keep_firing_for` in minutes become seconds; the Alertmanager configuration's
+//! webhook URLs point at the receiver and its group_wait/group_interval become 1s.
+//!
+//! A second test runs the kubernetes-mixin inhibitions in Alertmanager with the
+//! mixin's real alert names and labels.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use common::daemons::{Daemon, free_port, wait_until};
+use common::exporter::Exporter;
+use serde_json::{Value, json};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The rules with every duration in minutes read as seconds.
+fn shortened_rules() -> String {
+    let text = std::fs::read_to_string(root().join("alerts/kube-lifecycle.rules.yaml")).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        match ["for: ", "keep_firing_for: "]
+            .iter()
+            .find_map(|key| trimmed.strip_prefix(key).map(|v| (key, v)))
+        {
+            Some((key, value)) if value.ends_with('m') => {
+                out.push_str(&format!("{indent}{key}{}s", value.trim_end_matches('m')))
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    assert!(out.contains("keep_firing_for: 5s") && out.contains("for: 10s"));
+    out
+}
+
+/// The shipped Alertmanager configuration, plus `extra` inhibit rules, with the
+/// receivers pointing at `receiver` and 1s grouping.
+fn alertmanager_config(receiver: &str, extra_inhibitions: Option<&str>) -> String {
+    let text = std::fs::read_to_string(root().join("alerts/alertmanager.yaml")).unwrap();
+    let mut config: Value = serde_saphyr::from_str(
+        &text
+            .replace("http://alert-receiver.example", receiver)
+            .replace("group_wait: 30s", "group_wait: 1s")
+            .replace("group_interval: 5m", "group_interval: 1s"),
+    )
+    .unwrap();
+    assert_eq!(config["route"]["group_wait"], "1s");
+    if let Some(extra) = extra_inhibitions {
+        let extra: Value = serde_saphyr::from_str(extra).unwrap();
+        let rules = config["inhibit_rules"].as_array_mut().unwrap();
+        rules.extend(extra["inhibit_rules"].as_array().unwrap().iter().cloned());
+    }
+    // JSON is YAML.
+    serde_json::to_string_pretty(&config).unwrap()
+}
+
+/// One webhook notification: the route it came by, its status, its alerts' labels.
+#[derive(Debug, Clone)]
+struct Notification {
+    severity: String,
+    status: String,
+    alerts: Vec<(String, Value)>,
+}
+
+impl Notification {
+    fn cluster(&self) -> Option<&str> {
+        self.alerts.first().and_then(|(_, l)| l["cluster"].as_str())
+    }
+    fn names(&self) -> Vec<String> {
+        self.alerts
+            .iter()
+            .map(|(_, l)| l["alertname"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+type Received = Arc<Mutex<Vec<Notification>>>;
+
+async fn start_receiver() -> (String, Received) {
+    let received: Received = Arc::default();
+    async fn hook(
+        State(sink): State<Received>,
+        axum::extract::Path(severity): axum::extract::Path<String>,
+        Json(body): Json<Value>,
+    ) -> &'static str {
+        let alerts = body["alerts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| {
+                (
+                    a["status"].as_str().unwrap_or("").to_string(),
+                    a["labels"].clone(),
+                )
+            })
+            .collect();
+        sink.lock().unwrap().push(Notification {
+            severity,
+            status: body["status"].as_str().unwrap_or("").to_string(),
+            alerts,
+        });
+        "ok"
+    }
+    let app = axum::Router::new()
+        .route("/{severity}", post(hook))
+        .with_state(received.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), received)
+}
+
+/// A scrape target in front of an exporter: it can fail scrapes (a missed scrape)
+/// and be pointed at a new exporter (a restart).
+#[derive(Clone, Default)]
+struct Proxy {
+    upstream: Arc<Mutex<Option<String>>>,
+}
+
+impl Proxy {
+    async fn start() -> (Proxy, String) {
+        let proxy = Proxy::default();
+        async fn metrics(State(proxy): State<Proxy>) -> axum::response::Response {
+            let Some(upstream) = proxy.upstream.lock().unwrap().clone() else {
+                return (StatusCode::SERVICE_UNAVAILABLE, "no exporter").into_response();
+            };
+            match reqwest::get(format!("{upstream}/metrics")).await {
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let content_type = response
+                        .headers()
+                        .get("content-type")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("text/plain")
+                        .to_string();
+                    let body = response.text().await.unwrap_or_default();
+                    (
+                        StatusCode::from_u16(status).unwrap(),
+                        [("content-type", content_type)],
+                        body,
+                    )
+                        .into_response()
+                }
+                Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+            }
+        }
+        let app = axum::Router::new()
+            .route("/metrics", get(metrics))
+            .with_state(proxy.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (proxy, address.to_string())
+    }
+
+    fn point_at(&self, upstream: Option<&str>) {
+        *self.upstream.lock().unwrap() = upstream.map(String::from);
+    }
+}
+
+// ------------------------------------------------------------------------ the cluster
+
+fn at(offset_seconds: i64) -> String {
+    jiff::Timestamp::now()
+        .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
+        .unwrap()
+        .to_string()
+}
+
+fn uid(name: &str) -> String {
+    // Stable and distinct per name: good enough for a test dump.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in name.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+    }
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        h >> 32,
+        (h >> 16) & 0xffff,
+        h & 0xfff,
+        (h >> 20) & 0xfff,
+        h & 0xffffffffffff
+    )
+}
+
+fn node(name: &str, ready: bool) -> Value {
+    let (status, reason, message) = if ready {
+        ("True", "KubeletReady", "kubelet is posting ready status")
+    } else {
+        (
+            "Unknown",
+            "NodeStatusUnknown",
+            "Kubelet stopped posting node status.",
+        )
+    };
+    let mut node = json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "uid": uid(name), "creationTimestamp": at(-86400 * 30),
+            "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
+        "spec": {},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": status, "reason": reason, "message": message,
+                "lastHeartbeatTime": at(if ready { -10 } else { -1500 }),
+                "lastTransitionTime": at(if ready { -86400 } else { -1460 })}]}});
+    if !ready {
+        node["spec"]["taints"] = json!([
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": at(-1460)},
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": at(-1455)}]);
+    }
+    node
+}
+
+fn owner(kind: &str, name: &str) -> Value {
+    let api = if kind == "Job" { "batch/v1" } else { "apps/v1" };
+    json!([{"apiVersion": api, "kind": kind, "name": name, "uid": uid(name), "controller": true, "blockOwnerDeletion": true}])
+}
+
+/// A running, ready pod of `owner` on `node`.
+fn running(namespace: &str, name: &str, node: &str, owner_ref: Value, image: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid(name),
+            "creationTimestamp": at(-7200), "ownerReferences": owner_ref},
+        "spec": {"nodeName": node, "schedulerName": "default-scheduler",
+            "containers": [{"name": "app", "image": image}]},
+        "status": {"phase": "Running", "startTime": at(-7190),
+            "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": at(-7200)},
+                {"type": "Ready", "status": "True", "lastTransitionTime": at(-7100)}],
+            "containerStatuses": [{"name": "app", "image": image, "ready": true, "restartCount": 0,
+                "state": {"running": {"startedAt": at(-7180)}}}]}})
+}
+
+/// `pod`, deleted `ago` seconds ago with a 30 s grace period.
+fn deleted(mut pod: Value, ago: i64) -> Value {
+    pod["metadata"]["deletionTimestamp"] = json!(at(30 - ago));
+    pod["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    pod["status"]["conditions"][1]["status"] = json!("False");
+    pod
+}
+
+/// A pod on `node` whose one container waits with `reason` and `message`.
+fn waiting(
+    namespace: &str,
+    name: &str,
+    node: &str,
+    image: &str,
+    reason: &str,
+    message: &str,
+) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid(name), "creationTimestamp": at(-1500),
+            "ownerReferences": owner("ReplicaSet", &format!("{namespace}-rs"))},
+        "spec": {"nodeName": node, "schedulerName": "default-scheduler",
+            "containers": [{"name": "app", "image": image}]},
+        "status": {"phase": "Pending", "startTime": at(-1490),
+            "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": at(-1500)},
+                {"type": "Ready", "status": "False", "reason": "ContainersNotReady", "lastTransitionTime": at(-1500)}],
+            "containerStatuses": [{"name": "app", "image": image, "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": reason, "message": message}}}]}})
+}
+
+/// The kubelet's warning event about `pod`'s container `app`.
+fn kubelet_event(namespace: &str, pod: &str, node: &str, reason: &str, message: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{pod}.{}", &uid(message)[..12]), "namespace": namespace},
+        "involvedObject": {"kind": "Pod", "name": pod, "namespace": namespace, "uid": uid(pod),
+            "fieldPath": "spec.containers{app}"},
+        "reason": reason, "message": message, "type": "Warning", "count": 12,
+        "source": {"component": "kubelet", "host": node},
+        "firstTimestamp": at(-1400), "lastTimestamp": at(-20)})
+}
+
+fn healthy_nodes(names: &[&str]) -> Vec<Value> {
+    names.iter().map(|n| node(n, true)).collect()
+}
+
+/// A node powered off without `kubectl delete node`: its pods were evicted (deleted)
+/// and stay Terminating; a Recreate Deployment, a StatefulSet and DaemonSets had
+/// pods on it. The seed incident.
+fn node_lost() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.push(node("worker-3", false));
+    // Recreate Deployment whose old pod is on the lost node; the new ReplicaSet
+    // waits for it.
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "crontab-runner", "namespace": "cron", "uid": uid("crontab-runner"), "generation": 4,
+            "annotations": {"deployment.kubernetes.io/revision": "4"}},
+        "spec": {"replicas": 1, "strategy": {"type": "Recreate"}},
+        "status": {"observedGeneration": 4, "replicas": 1, "unavailableReplicas": 1}}));
+    for (rs, replicas, revision) in [
+        ("crontab-runner-5b9f7c", 0, "3"),
+        ("crontab-runner-6d4c8f", 1, "4"),
+    ] {
+        objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": rs, "namespace": "cron", "uid": uid(rs),
+                "annotations": {"deployment.kubernetes.io/revision": revision},
+                "ownerReferences": owner("Deployment", "crontab-runner")},
+            "spec": {"replicas": replicas}, "status": {"replicas": 1 - replicas}}));
+    }
+    objects.push(deleted(
+        running(
+            "cron",
+            "crontab-runner-5b9f7c-x2k9p",
+            "worker-3",
+            owner("ReplicaSet", "crontab-runner-5b9f7c"),
+            "hub.example.com/ops/crontab:2026.10",
+        ),
+        900,
+    ));
+    // A StatefulSet whose pod on the lost node cannot be recreated.
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "zk", "namespace": "middleware", "uid": uid("zk")},
+        "spec": {"replicas": 3, "serviceName": "zk", "podManagementPolicy": "OrderedReady"},
+        "status": {"replicas": 3, "readyReplicas": 2}}));
+    objects.push(running(
+        "middleware",
+        "zk-0",
+        "worker-1",
+        owner("StatefulSet", "zk"),
+        "zookeeper:3.9",
+    ));
+    objects.push(deleted(
+        running(
+            "middleware",
+            "zk-1",
+            "worker-3",
+            owner("StatefulSet", "zk"),
+            "zookeeper:3.9",
+        ),
+        900,
+    ));
+    objects.push(running(
+        "middleware",
+        "zk-2",
+        "worker-2",
+        owner("StatefulSet", "zk"),
+        "zookeeper:3.9",
+    ));
+    // A RollingUpdate workload's pod, evicted too, already replaced elsewhere.
+    objects.push(deleted(
+        running(
+            "shop",
+            "web-7f9d-abcde",
+            "worker-3",
+            owner("ReplicaSet", "web-7f9d"),
+            "nginx:1.27",
+        ),
+        900,
+    ));
+    objects.push(running(
+        "shop",
+        "web-7f9d-fghij",
+        "worker-1",
+        owner("ReplicaSet", "web-7f9d"),
+        "nginx:1.27",
+    ));
+    // DaemonSets: their pods on the lost node are not evicted; nothing is missing on
+    // the Ready nodes.
+    for ds in ["node-exporter", "fluent-bit"] {
+        objects.push(json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": ds, "namespace": "monitoring", "uid": uid(ds), "creationTimestamp": at(-86400)},
+            "spec": {"selector": {"matchLabels": {"app": ds}},
+                "template": {"metadata": {"labels": {"app": ds}},
+                    "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": ds, "image": format!("{ds}:1")}]}}},
+            "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2, "numberAvailable": 2}}));
+        for node in ["worker-1", "worker-2", "worker-3"] {
+            objects.push(running(
+                "monitoring",
+                &format!("{ds}-{node}"),
+                node,
+                owner("DaemonSet", ds),
+                &format!("{ds}:1"),
+            ));
+        }
+    }
+    objects
+}
+
+const REGISTRY: &str = "registry.corp.example:5000";
+
+/// The company registry is down during a rolling update: pulls fail on every node.
+fn registry_down() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    for (i, node) in ["worker-1", "worker-2", "worker-3", "worker-1", "worker-2"]
+        .iter()
+        .enumerate()
+    {
+        let (ns, app) = if i < 3 {
+            ("shop", "web")
+        } else {
+            ("billing", "api")
+        };
+        let image = format!("{REGISTRY}/{ns}/{app}:2.4");
+        let pod = format!("{app}-6c8d9-{i}");
+        let failure = if i % 2 == 0 {
+            format!(
+                "Failed to pull image \"{image}\": rpc error: code = Unknown desc = failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": failed to do request: Head \"https://{REGISTRY}/v2/{ns}/{app}/manifests/2.4\": dial tcp 10.20.0.15:5000: connect: connection refused"
+            )
+        } else {
+            format!(
+                "Failed to pull image \"{image}\": rpc error: code = DeadlineExceeded desc = failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": failed to do request: Head \"https://{REGISTRY}/v2/{ns}/{app}/manifests/2.4\": dial tcp 10.20.0.15:5000: i/o timeout"
+            )
+        };
+        objects.push(waiting(
+            ns,
+            &pod,
+            node,
+            &image,
+            "ImagePullBackOff",
+            &format!("Back-off pulling image \"{image}\""),
+        ));
+        objects.push(kubelet_event(ns, &pod, node, "Failed", &failure));
+    }
+    objects
+}
+
+/// One node's image store is damaged: every image it inspects fails.
+fn node_image_store_corrupt() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    for (i, image) in ["nginx:1.27", "redis:7.2", "ghcr.io/acme/api:3.1"]
+        .iter()
+        .enumerate()
+    {
+        let message = format!(
+            "Failed to inspect image \"{image}\": rpc error: code = Unknown desc = Error response from daemon: readlink /var/lib/docker/overlay2/l: invalid argument"
+        );
+        let pod = format!("app-{i}");
+        objects.push(waiting(
+            "shop",
+            &pod,
+            "worker-2",
+            image,
+            "ImageInspectError",
+            &message,
+        ));
+        objects.push(kubelet_event(
+            "shop",
+            &pod,
+            "worker-2",
+            "InspectFailed",
+            &message,
+        ));
+    }
+    objects
+}
+
+/// One node's disk is full: images do not unpack there, from any registry.
+fn node_disk_full() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    for (i, image) in [
+        format!("{REGISTRY}/shop/web:2.5"),
+        "docker.io/library/postgres:16".to_string(),
+        format!("{REGISTRY}/billing/api:2.5"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let pod = format!("app-{i}");
+        let message = format!(
+            "Failed to pull image \"{image}\": rpc error: code = Unknown desc = failed to pull and unpack image \"{image}\": failed to extract layer sha256:5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef: write /var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/snapshots/211/fs/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1: no space left on device: unknown"
+        );
+        objects.push(waiting(
+            "shop",
+            &pod,
+            "worker-1",
+            image,
+            "ImagePullBackOff",
+            &format!("Back-off pulling image \"{image}\""),
+        ));
+        objects.push(kubelet_event("shop", &pod, "worker-1", "Failed", &message));
+    }
+    objects
+}
+
+/// One Deployment's pod template names `defualt-scheduler`: nothing ever schedules
+/// its pod, while every other pod is scheduled as usual.
+fn scheduler_name_typo() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.push(running(
+        "shop",
+        "web-7f9d-aaaaa",
+        "worker-1",
+        owner("ReplicaSet", "web-7f9d"),
+        "nginx:1.27",
+    ));
+    objects.push(running(
+        "shop",
+        "web-7f9d-bbbbb",
+        "worker-2",
+        owner("ReplicaSet", "web-7f9d"),
+        "nginx:1.27",
+    ));
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "billing-5c7d8-q2w3e", "namespace": "billing", "uid": uid("billing-typo"),
+            "creationTimestamp": at(-1800), "ownerReferences": owner("ReplicaSet", "billing-5c7d8")},
+        "spec": {"schedulerName": "defualt-scheduler", "containers": [{"name": "app", "image": "ghcr.io/acme/billing:1.4"}]},
+        "status": {"phase": "Pending"}}));
+    objects
+}
+
+/// The pages and tickets each incident must make, at most and at least.
+struct Incident {
+    name: &'static str,
+    objects: fn() -> Vec<Value>,
+    pages: usize,
+    /// The one page's alert, when there is one.
+    page: Option<&'static str>,
+    /// (min, max) ticket notifications.
+    tickets: (usize, usize),
+    /// A scrape fails, then the exporter restarts, after the first page.
+    disturbed: bool,
+}
+
+const INCIDENTS: &[Incident] = &[
+    Incident {
+        name: "node-lost",
+        objects: node_lost,
+        pages: 1,
+        page: Some("KubeLifecycleNodeLost"),
+        tickets: (0, 0),
+        disturbed: true,
+    },
+    Incident {
+        name: "registry-down",
+        objects: registry_down,
+        pages: 1,
+        page: Some("KubeLifecycleRegistryPullFailing"),
+        tickets: (0, 0),
+        disturbed: true,
+    },
+    Incident {
+        name: "node-image-store",
+        objects: node_image_store_corrupt,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        disturbed: false,
+    },
+    Incident {
+        name: "node-disk-full",
+        objects: node_disk_full,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        disturbed: false,
+    },
+    Incident {
+        name: "scheduler-typo",
+        objects: scheduler_name_typo,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        disturbed: false,
+    },
+];
+
+struct Running {
+    dump: std::path::PathBuf,
+    proxy: Proxy,
+    address: String,
+    exporter: Option<Exporter>,
+}
+
+fn start_exporter(dump: &Path) -> Exporter {
+    Exporter::start(&["--from-file", dump.to_str().unwrap()])
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn incidents_page_once_and_never_flap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (receiver, received) = start_receiver().await;
+
+    let mut running: BTreeMap<&str, Running> = BTreeMap::new();
+    for incident in INCIDENTS {
+        let dump = dir.path().join(format!("{}.json", incident.name));
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": (incident.objects)()});
+        std::fs::write(&dump, serde_json::to_vec_pretty(&list).unwrap()).unwrap();
+        let exporter = start_exporter(&dump);
+        let (proxy, address) = Proxy::start().await;
+        proxy.point_at(Some(&exporter.base));
+        running.insert(
+            incident.name,
+            Running {
+                dump,
+                proxy,
+                address,
+                exporter: Some(exporter),
+            },
+        );
+    }
+
+    let am_port = free_port();
+    std::fs::write(
+        dir.path().join("alertmanager.yaml"),
+        alertmanager_config(&receiver, None),
+    )
+    .unwrap();
+    let _alertmanager = Daemon::spawn(
+        "alertmanager",
+        "prometheus-alertmanager",
+        &[
+            format!(
+                "--config.file={}",
+                dir.path().join("alertmanager.yaml").display()
+            ),
+            format!("--storage.path={}", dir.path().join("am-data").display()),
+            format!("--web.listen-address=127.0.0.1:{am_port}"),
+            "--cluster.listen-address=".into(),
+        ],
+        dir.path(),
+    );
+    std::fs::write(dir.path().join("rules.yaml"), shortened_rules()).unwrap();
+    let targets: String = running
+        .iter()
+        .map(|(name, r)| {
+            format!(
+                "      - targets: ['{}']\n        labels: {{cluster: {name}}}\n",
+                r.address
+            )
+        })
+        .collect();
+    let config = format!(
+        "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\n\
+         rule_files: [{rules}]\n\
+         alerting:\n  alertmanagers: [{{static_configs: [{{targets: ['127.0.0.1:{am_port}']}}]}}]\n\
+         scrape_configs:\n  - job_name: kube-lifecycle-exporter\n    honor_labels: true\n    static_configs:\n{targets}",
+        rules = dir.path().join("rules.yaml").display()
+    );
+    let (prometheus, _prom) = common::daemons::prometheus(dir.path(), &config);
+
+    let of = |cluster: &str, severity: &str| -> Vec<Notification> {
+        received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|n| n.cluster() == Some(cluster) && n.severity == severity)
+            .cloned()
+            .collect()
+    };
+    let report = || {
+        format!(
+            "{}\nreceived: {:#?}",
+            prometheus.log(),
+            received.lock().unwrap()
+        )
+    };
+
+    // 1. Every expected page and ticket arrives.
+    wait_until(
+        "every incident's first notifications",
+        Duration::from_secs(120),
+        report,
+        || {
+            INCIDENTS
+                .iter()
+                .all(|i| {
+                    of(i.name, "critical").len() >= i.pages
+                        && of(i.name, "warning").len() >= i.tickets.0
+                })
+                .then_some(())
+        },
+    )
+    .await;
+
+    // 2. Mid-incident: a failed scrape, then an exporter restart, for the disturbed ones.
+    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
+        running[incident.name].proxy.point_at(None);
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
+        let r = running.get_mut(incident.name).unwrap();
+        r.proxy
+            .point_at(r.exporter.as_ref().map(|e| e.base.as_str()));
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
+        let r = running.get_mut(incident.name).unwrap();
+        r.proxy.point_at(None);
+        r.exporter.take().unwrap().terminate();
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
+        let r = running.get_mut(incident.name).unwrap();
+        let exporter = start_exporter(&r.dump);
+        r.proxy.point_at(Some(&exporter.base));
+        r.exporter = Some(exporter);
+    }
+
+    // 3. Let every `for` and a few group intervals pass, then count.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let mut problems = Vec::new();
+    for incident in INCIDENTS {
+        let pages = of(incident.name, "critical");
+        let tickets = of(incident.name, "warning");
+        if pages.len() != incident.pages {
+            problems.push(format!(
+                "{}: {} page(s), want {}: {pages:#?}",
+                incident.name,
+                pages.len(),
+                incident.pages
+            ));
+        }
+        if let Some(alert) = incident.page {
+            for page in &pages {
+                if page.names() != [alert] {
+                    problems.push(format!(
+                        "{}: paged for {:?}, want {alert}",
+                        incident.name,
+                        page.names()
+                    ));
+                }
+            }
+        }
+        if tickets.len() < incident.tickets.0 || tickets.len() > incident.tickets.1 {
+            problems.push(format!(
+                "{}: {} ticket(s), want {:?}: {tickets:#?}",
+                incident.name,
+                tickets.len(),
+                incident.tickets
+            ));
+        }
+        for n in pages.iter().chain(&tickets) {
+            if n.status != "firing" || n.alerts.iter().any(|(s, _)| s != "firing") {
+                problems.push(format!(
+                    "{}: resolved mid-incident (a flap): {n:#?}",
+                    incident.name
+                ));
+            }
+        }
+        let info = of(incident.name, "info");
+        if !info.is_empty() {
+            problems.push(format!("{}: info notifications {info:#?}", incident.name));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}\n{}",
+        problems.join("\n"),
+        prometheus.log()
+    );
+}
+
+// ------------------------------------------------------------- with the kubernetes-mixin
+
+/// An alert as Prometheus sends it to Alertmanager.
+fn alert(labels: Value) -> Value {
+    json!({"labels": labels, "annotations": {"summary": "replayed"}, "startsAt": at(-60)})
+}
+
+/// This pack's precise alert silences the kubernetes-mixin's generic one for the
+/// same object, and only for it. The mixin alerts carry the labels the mixin's
+/// expressions give them (kube-state-metrics series, scraped with honor_labels).
+#[tokio::test(flavor = "multi_thread")]
+async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let (receiver, received) = start_receiver().await;
+    let extra =
+        std::fs::read_to_string(root().join("alerts/kubernetes-mixin-inhibitions.yaml")).unwrap();
+    let am_port = free_port();
+    std::fs::write(
+        dir.path().join("alertmanager.yaml"),
+        alertmanager_config(&receiver, Some(&extra)),
+    )
+    .unwrap();
+    let alertmanager = Daemon::spawn(
+        "alertmanager",
+        "prometheus-alertmanager",
+        &[
+            format!(
+                "--config.file={}",
+                dir.path().join("alertmanager.yaml").display()
+            ),
+            format!("--storage.path={}", dir.path().join("am-data").display()),
+            format!("--web.listen-address=127.0.0.1:{am_port}"),
+            "--cluster.listen-address=".into(),
+        ],
+        dir.path(),
+    );
+    let ksm = |extra: Value| -> Value {
+        let mut labels = json!({"job": "kube-state-metrics", "instance": "10.0.3.4:8080", "service": "kube-state-metrics",
+            "endpoint": "http", "cluster": "prod", "severity": "warning"});
+        labels
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        labels
+    };
+    let ours = |extra: Value| -> Value {
+        let mut labels = json!({"cluster": "prod"});
+        labels
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        labels
+    };
+    // (alert, whether it must reach the receiver)
+    let alerts: Vec<(Value, bool)> = vec![
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleContainerCrashLooping", "namespace": "shop", "pod": "web-1", "container": "app", "cause": "error", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubePodCrashLooping", "namespace": "shop", "pod": "web-1", "container": "app", "reason": "CrashLoopBackOff", "uid": "1"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubePodCrashLooping", "namespace": "shop", "pod": "web-2", "container": "app", "reason": "CrashLoopBackOff", "uid": "2"}),
+            ),
+            true,
+        ),
+        (
+            ksm(json!({"alertname": "KubePodNotReady", "namespace": "shop", "pod": "web-1"})),
+            false,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleImagePullUnauthorized", "namespace": "shop", "pod": "api-1", "container": "app", "registry": "ghcr.io", "image": "ghcr.io/acme/api:1", "cause": "unauthorized", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeContainerWaiting", "namespace": "shop", "pod": "api-1", "container": "app", "reason": "ImagePullBackOff"}),
+            ),
+            false,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleDeploymentRecreateBlocked", "namespace": "cron", "deployment": "crontab", "node": "worker-2", "cause": "finalizers", "severity": "critical"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeDeploymentRolloutStuck", "namespace": "cron", "deployment": "crontab", "condition": "Progressing", "status": "false"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeDeploymentReplicasMismatch", "namespace": "cron", "deployment": "other"}),
+            ),
+            true,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleNodeLost", "node": "worker-3", "severity": "critical"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeNodeNotReady", "node": "worker-3", "condition": "Ready", "status": "true"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeNodeUnreachable", "node": "worker-3", "key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}),
+            ),
+            false,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleSchedulerNotScheduling", "severity": "critical"}),
+            ),
+            true,
+        ),
+        (
+            json!({"alertname": "KubeSchedulerDown", "job": "kube-scheduler", "cluster": "prod", "severity": "critical"}),
+            false,
+        ),
+        // Another cluster's identical object is never silenced by this one's.
+        (
+            json!({"alertname": "KubePodCrashLooping", "namespace": "shop", "pod": "web-1", "container": "app", "cluster": "staging", "severity": "warning"}),
+            true,
+        ),
+    ];
+    let http = reqwest::Client::new();
+    let body: Vec<Value> = alerts
+        .iter()
+        .map(|(labels, _)| alert(labels.clone()))
+        .collect();
+    wait_until(
+        "Alertmanager up",
+        Duration::from_secs(30),
+        || alertmanager.log(),
+        || {
+            std::net::TcpStream::connect(("127.0.0.1", am_port))
+                .ok()
+                .map(|_| ())
+        },
+    )
+    .await;
+    // Posted twice, as Prometheus resends: inhibition must hold on the second too.
+    for _ in 0..2 {
+        let response = http
+            .post(format!("http://127.0.0.1:{am_port}/api/v2/alerts"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "{:?}",
+            response.text().await
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let delivered = |labels: &Value| {
+        received
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n.alerts.clone())
+            .any(|(_, l)| &l == labels)
+    };
+    wait_until(
+        "the alerts that must arrive",
+        Duration::from_secs(60),
+        || alertmanager.log(),
+        || {
+            alerts
+                .iter()
+                .filter(|(_, shown)| *shown)
+                .all(|(l, _)| delivered(l))
+                .then_some(())
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    for (labels, shown) in &alerts {
+        if !shown {
+            assert!(!delivered(labels), "inhibited, yet delivered: {labels}");
+        }
+    }
+}
