@@ -30,6 +30,18 @@ local panels = import 'lib/panels.libsonnet';
       local pod = ['namespace', 'pod'];
       local container = ['namespace', 'pod', 'container'];
       local ageColumn = p.ageColumn('Age');
+      // The anomaly of each query of "Stuck objects over time", in order.
+      local anomalies = [
+        'pod_terminating',
+        'pod_pending',
+        'container_creating',
+        'image_pull',
+        'crash_loop',
+        'container_config',
+        'recreate_blocked',
+        'statefulset_blocked',
+        'daemonset_unscheduled',
+      ];
 
       p.dashboard(
         uid='kube-lifecycle-namespace',
@@ -45,15 +57,16 @@ local panels = import 'lib/panels.libsonnet';
             'label_values({%s}, namespace)' % join(['__name__=~"kube_lifecycle_.+_since_timestamp_seconds"', p.clusterMatcher, c.findingsSelector]),
             allValue='.*',
           ),
+          p.exporterVariable,
         ],
         panels=[
           p.row('Summary'),
-          p.stat('Stuck Terminating pods', 'Pods of the selected namespaces Terminating past their deadline.', count(pod, terminating, notGraceful)),
-          p.stat('Pending pods', 'Pods of the selected namespaces not bound to a node (scheduling_gated excluded).', count(pod, pending, notGated)),
-          p.stat('ContainerCreating pods', 'Pods of the selected namespaces stuck in ContainerCreating.', count(pod, creating)),
-          p.stat('Image pull failures', 'Containers of the selected namespaces whose image cannot be pulled.', count(container, imagePull)),
-          p.stat('Crash loops', 'Containers of the selected namespaces in CrashLoopBackOff.', count(container, crashLoop)),
-          p.stat('Config errors', 'Containers of the selected namespaces that cannot be created or started because of their configuration.', count(container, configError)),
+          p.stat('Stuck Terminating pods', 'Pods of the selected namespaces Terminating past their deadline.', count(pod, terminating, notGraceful)) + p.finding('pod_terminating'),
+          p.stat('Pending pods', 'Pods of the selected namespaces not bound to a node (scheduling_gated excluded).', count(pod, pending, notGated)) + p.finding('pod_pending'),
+          p.stat('ContainerCreating pods', 'Pods of the selected namespaces stuck in ContainerCreating.', count(pod, creating)) + p.finding('container_creating'),
+          p.stat('Image pull failures', 'Containers of the selected namespaces whose image cannot be pulled.', count(container, imagePull)) + p.finding('image_pull'),
+          p.stat('Crash loops', 'Containers of the selected namespaces in CrashLoopBackOff.', count(container, crashLoop)) + p.finding('crash_loop'),
+          p.stat('Config errors', 'Containers of the selected namespaces that cannot be created or started because of their configuration.', count(container, configError)) + p.finding('container_config'),
           p.timeseries(
             'Stuck objects over time',
             'Stuck objects of the selected namespaces by anomaly over time (graceful Terminating and scheduling_gated excluded).',
@@ -69,7 +82,7 @@ local panels = import 'lib/panels.libsonnet';
               { expr: count(['namespace', 'daemonset'], daemonset), legend: 'daemonset_unscheduled' },
             ],
             w=24,
-          ),
+          ) + p.findingPerQuery(anomalies),
 
           p.row('Pods'),
           p.table(
@@ -81,6 +94,7 @@ local panels = import 'lib/panels.libsonnet';
               age(['namespace', 'pod', 'node', 'cause'], terminating, notGraceful),
               age(['namespace', 'pod', 'node'], 'kube_lifecycle_pod_terminating_deadline_timestamp_seconds') + ' > 0',
             ],
+            anomaly='pod_terminating',
           ),
           p.table(
             'Pending pods in namespace',
@@ -89,6 +103,7 @@ local panels = import 'lib/panels.libsonnet';
             [ageColumn],
             [age(['namespace', 'pod', 'cause'], pending)],
             w=12,
+            anomaly='pod_pending',
           ),
           p.table(
             'Scheduler exclusions in namespace',
@@ -97,6 +112,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.numberColumn('Nodes excluded')],
             [p.perObject(['namespace', 'pod', 'reason'], series('kube_lifecycle_pod_pending_unschedulable_nodes'))],
             w=12,
+            anomaly='pod_pending',
           ),
           p.table(
             'ContainerCreating pods in namespace',
@@ -105,6 +121,7 @@ local panels = import 'lib/panels.libsonnet';
             [ageColumn],
             [age(['namespace', 'pod', 'node', 'cause'], creating)],
             h=7,
+            anomaly='container_creating',
           ),
 
           p.row('Containers'),
@@ -114,6 +131,7 @@ local panels = import 'lib/panels.libsonnet';
             ['namespace', 'pod', 'container', 'node', 'image', 'registry', 'cause'],
             [ageColumn],
             [age(['namespace', 'pod', 'container', 'node', 'image', 'registry', 'cause'], imagePull)],
+            anomaly='image_pull',
           ),
           p.table(
             'Crash loops in namespace',
@@ -125,6 +143,7 @@ local panels = import 'lib/panels.libsonnet';
               p.perObject(container, series('kube_lifecycle_container_crash_looping_last_exit_code')),
             ],
             w=12,
+            anomaly='crash_loop',
           ),
           p.table(
             'Config errors in namespace',
@@ -133,6 +152,7 @@ local panels = import 'lib/panels.libsonnet';
             [ageColumn],
             [age(['namespace', 'pod', 'container', 'node', 'cause'], configError)],
             w=12,
+            anomaly='container_config',
           ),
 
           p.row('Workloads'),
@@ -146,6 +166,7 @@ local panels = import 'lib/panels.libsonnet';
               p.perObject(['namespace', 'deployment', 'cause'], series('kube_lifecycle_deployment_recreate_blocking_pods', notGraceful)),
             ],
             w=8,
+            anomaly='recreate_blocked',
           ),
           p.table(
             'Blocked StatefulSets in namespace',
@@ -157,6 +178,7 @@ local panels = import 'lib/panels.libsonnet';
               p.perObject(['namespace', 'statefulset', 'cause'], series('kube_lifecycle_statefulset_blocking_pods', notGraceful)),
             ],
             w=8,
+            anomaly='statefulset_blocked',
           ),
           p.table(
             'Unscheduled DaemonSets in namespace',
@@ -168,6 +190,7 @@ local panels = import 'lib/panels.libsonnet';
               p.perObject(['namespace', 'daemonset', 'cause'], series('kube_lifecycle_daemonset_unscheduled_nodes')),
             ],
             w=8,
+            anomaly='daemonset_unscheduled',
           ),
 
           p.row('Namespace deletion'),
@@ -179,6 +202,7 @@ local panels = import 'lib/panels.libsonnet';
             [age(['namespace', 'cause'], 'kube_lifecycle_namespace_terminating_since_timestamp_seconds')],
             w=8,
             h=7,
+            anomaly='namespace_terminating',
           ),
           p.table(
             'Remaining resources',
@@ -188,6 +212,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.perObject(['namespace', 'resource'], series('kube_lifecycle_namespace_remaining_resources'))],
             w=8,
             h=7,
+            anomaly='namespace_terminating',
           ),
           p.table(
             'Remaining finalizers',
@@ -197,6 +222,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.perObject(['namespace', 'finalizer'], series('kube_lifecycle_namespace_remaining_finalizers'))],
             w=8,
             h=7,
+            anomaly='namespace_terminating',
           ),
         ],
       )

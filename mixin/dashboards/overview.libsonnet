@@ -10,9 +10,15 @@ local panels = import 'lib/panels.libsonnet';
       local p = panels(c);
       local join(parts) = std.join(', ', std.filter(function(x) x != '', parts));
 
+      local summed = ' Summed across exporter shards.';
+
       // The findings of one anomaly (kube_lifecycle_findings), `matchers` added.
       local findings(anomaly, matchers='') = p.series('kube_lifecycle_findings', join(['anomaly="%s"' % anomaly, matchers]));
-      local findingsCount(anomaly, matchers='') = p.wrap('sum(', p.perObject(['anomaly', 'cause'], findings(anomaly, matchers)));
+      // How many findings: summed across the exporter's shards (see shardSum).
+      local findingsCount(anomaly, matchers='') = p.wrap('sum(', p.shardSum(['anomaly', 'cause'], findings(anomaly, matchers)));
+      // A summary number of one anomaly; `cause` when it is one cause only.
+      local findingsStat(title, description, anomaly, matchers='', cause=null) =
+        p.stat(title, description + summed, findingsCount(anomaly, matchers)) + p.finding(anomaly, cause);
 
       // How many objects of each `by` group: `count by (by) (max by (objects) (series))`.
       local countBy(by, labels, metric, matchers='') =
@@ -38,7 +44,6 @@ local panels = import 'lib/panels.libsonnet';
       local own(metric) = p.series(metric, job);
       local target = ['job', 'instance'];
 
-      local dedup = ' Deduplicated across exporter replicas.';
 
       p.dashboard(
         uid='kube-lifecycle-overview',
@@ -49,43 +54,57 @@ local panels = import 'lib/panels.libsonnet';
           p.datasourceVariable,
           p.clusterVariable,
           p.queryVariable('job', 'Exporter job', 'label_values(%s, job)' % p.series('kube_lifecycle_build_info')),
+          p.exporterVariable,
         ],
         panels=[
+          p.row('Alerts'),
+          p.alertTable(
+            'What pages right now',
+            "This pack's alerts firing now at the page severity (%s), one row per alert with the labels that identify it. Empty is good. Click a row for the alert's runbook." % c.severities.page,
+            c.severities.page,
+            w=16,
+          ),
+          p.alertCountTable(
+            'Tickets firing',
+            "This pack's alerts firing now at the ticket severity (%s), by alert. Click a row for the alert's runbook." % c.severities.ticket,
+            c.severities.ticket,
+          ),
+
           p.row('Summary'),
-          p.stat('Pods stuck Terminating', 'Pods past their deletion deadline (cause other than graceful), from kube_lifecycle_findings.' + dedup, findingsCount('pod_terminating', notGraceful)),
-          p.stat('Pods Pending', 'Pods with no node, scheduling_gated (held on purpose) excluded.' + dedup, findingsCount('pod_pending', 'cause!="scheduling_gated"')),
-          p.stat('Image pull failures', 'Containers whose image cannot be pulled or inspected (ErrImagePull, ImagePullBackOff, ImageInspectError, InvalidImageName, ErrImageNeverPull).' + dedup, findingsCount('image_pull')),
-          p.stat('Crash-looping containers', 'Containers in CrashLoopBackOff, every cause.' + dedup, findingsCount('crash_loop')),
-          p.stat('OOMKilled crash loops', 'Containers in CrashLoopBackOff whose last run was OOMKilled: they exceed their memory limit.' + dedup, findingsCount('crash_loop', 'cause="oom_killed"')),
-          p.stat('Container config errors', 'Containers that cannot be created or started because of their configuration (missing ConfigMap, Secret or key, runAsNonRoot, missing executable...).' + dedup, findingsCount('container_config')),
-          p.stat('Stuck ContainerCreating', 'Scheduled pods whose containers are still being created (sandbox, CNI, volume mount or attach failures).' + dedup, findingsCount('container_creating')),
-          p.stat('Namespaces Terminating', 'Namespaces deleted and not gone yet.' + dedup, findingsCount('namespace_terminating')),
-          p.stat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).' + dedup, findingsCount('recreate_blocked', notGraceful)),
-          p.stat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).' + dedup, findingsCount('statefulset_blocked', notGraceful)),
-          p.stat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.' + dedup, findingsCount('daemonset_unscheduled')),
-          p.stat('Watches not synced', 'Resource watches (per exporter instance) that have not completed their first list: findings depending on them are missing.', 'sum(1 - %s)' % p.series('kube_lifecycle_watch_synced')),
+          findingsStat('Pods stuck Terminating', 'Pods past their deletion deadline (cause other than graceful), from kube_lifecycle_findings.', 'pod_terminating', notGraceful),
+          findingsStat('Pods Pending', 'Pods with no node, scheduling_gated (held on purpose) excluded.', 'pod_pending', 'cause!="scheduling_gated"'),
+          findingsStat('Image pull failures', 'Containers whose image cannot be pulled or inspected (ErrImagePull, ImagePullBackOff, ImageInspectError, InvalidImageName, ErrImageNeverPull).', 'image_pull'),
+          findingsStat('Crash-looping containers', 'Containers in CrashLoopBackOff, every cause.', 'crash_loop'),
+          findingsStat('OOMKilled crash loops', 'Containers in CrashLoopBackOff whose last run was OOMKilled: they exceed their memory limit.', 'crash_loop', 'cause="oom_killed"', cause='oom_killed'),
+          findingsStat('Container config errors', 'Containers that cannot be created or started because of their configuration (missing ConfigMap, Secret or key, runAsNonRoot, missing executable...).', 'container_config'),
+          findingsStat('Stuck ContainerCreating', 'Scheduled pods whose containers are still being created (sandbox, CNI, volume mount or attach failures).', 'container_creating'),
+          findingsStat('Namespaces Terminating', 'Namespaces deleted and not gone yet.', 'namespace_terminating'),
+          findingsStat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).', 'recreate_blocked', notGraceful),
+          findingsStat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).', 'statefulset_blocked', notGraceful),
+          findingsStat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.', 'daemonset_unscheduled'),
+          p.stat('Watches not synced', 'Resource watches (per exporter instance) that have not completed their first list: findings depending on them are missing.', 'sum(1 - %s)' % p.series('kube_lifecycle_watch_synced')) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
           p.timeseries(
             'Findings by anomaly',
-            'Current findings by anomaly over time, graceful Terminating pods and scheduling_gated pods excluded.' + dedup,
+            'Current findings by anomaly over time, graceful Terminating pods and scheduling_gated pods excluded.' + summed,
             [{
-              expr: p.wrap('sum by (anomaly) (', p.perObject(['anomaly', 'cause'], p.series('kube_lifecycle_findings', 'cause!~"graceful|scheduling_gated"'))),
+              expr: p.wrap('sum by (anomaly) (', p.shardSum(['anomaly', 'cause'], p.series('kube_lifecycle_findings', 'cause!~"graceful|scheduling_gated"'))),
               legend: '{{anomaly}}',
             }],
             w=24,
-          ),
+          ) + p.finding('${__field.labels.anomaly}'),
 
           p.row('Terminating pods'),
           p.timeseries(
             'Stuck Terminating pods by cause',
             'Pods still Terminating past their deletion deadline, by cause (graceful excluded). node_not_ready / node_missing: lost node; containers_running: the runtime does not stop them; cleanup_pending: volumes not unmounted; finalizers: a controller holds them.',
             [{ expr: countBy('cause', ['namespace', 'pod', 'node', 'cause'], terminating, notGraceful), legend: '{{cause}}' }],
-          ),
+          ) + p.finding('pod_terminating', p.fieldCause),
           p.bargauge(
             'Stuck Terminating pods by node',
             'Stuck Terminating pods per node: many on one node usually means the node is lost or its runtime hangs.',
             p.wrap('count by %s (' % p.byCluster(['node']), p.perObject(['namespace', 'pod', 'node'], p.series(terminating, notGraceful))),
             '{{node}}',
-          ),
+          ) + p.finding('pod_terminating'),
           p.table(
             'Stuck Terminating pods',
             'Every pod Terminating past its deadline: time since the delete request and time past the deadline (deletionTimestamp). Click a namespace to open the drill-down.',
@@ -97,6 +116,7 @@ local panels = import 'lib/panels.libsonnet';
             ],
             h=9,
             drilldown=true,
+            anomaly='pod_terminating',
           ),
 
           p.row('Pending pods'),
@@ -104,13 +124,13 @@ local panels = import 'lib/panels.libsonnet';
             'Pending pods by cause',
             'Pods not bound to a node, by cause: the scheduler reason that excluded the most nodes; not_scheduled means no scheduler acts on the pod, scheduling_gated is informational.',
             [{ expr: countBy('cause', ['namespace', 'pod', 'cause'], pending), legend: '{{cause}}' }],
-          ),
+          ) + p.finding('pod_pending', p.fieldCause),
           p.bargauge(
             'Unschedulable pods by scheduler reason',
             'Unschedulable pods for which the scheduler excluded at least one node for each reason (a pod counts under every reason it got).',
             p.wrap('count by (reason) (', p.perObject(['namespace', 'pod', 'reason'], p.series('kube_lifecycle_pod_pending_unschedulable_nodes') + ' > 0')),
             '{{reason}}',
-          ),
+          ) + p.finding('pod_pending'),
           p.table(
             'Pending pod list',
             'Every Pending pod with its cause and how long it has been unschedulable (or since creation, for not_scheduled and scheduling_gated).',
@@ -118,6 +138,7 @@ local panels = import 'lib/panels.libsonnet';
             [age],
             [p.age(['namespace', 'pod', 'cause'], pending)],
             drilldown=true,
+            anomaly='pod_pending',
           ),
 
           p.row('Image pulls'),
@@ -125,7 +146,7 @@ local panels = import 'lib/panels.libsonnet';
             'Image pull failures by cause',
             'Containers whose image cannot be pulled, by cause (not_found, unauthorized, tls, rate_limited, dns, ...).',
             [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'registry', 'image', 'cause'], imagePull), legend: '{{cause}}' }],
-          ),
+          ) + p.finding('image_pull', p.fieldCause),
           p.timeseries(
             'Image pull failures by registry',
             'Containers whose image cannot be pulled, by registry host: one registry with many failures is a registry or network problem rather than a per-image one.',
@@ -133,7 +154,7 @@ local panels = import 'lib/panels.libsonnet';
               expr: p.wrap('count by %s (' % p.byCluster(['registry']), p.perObject(['namespace', 'pod', 'container', 'registry'], p.series(imagePull))),
               legend: '{{registry}}',
             }],
-          ),
+          ) + p.finding('image_pull'),
           p.table(
             'Failing image pulls',
             'Every container whose image cannot be pulled: image, registry, cause and time since the first failure.',
@@ -141,6 +162,7 @@ local panels = import 'lib/panels.libsonnet';
             [age],
             [p.age(['namespace', 'pod', 'container', 'node', 'image', 'registry', 'cause'], imagePull)],
             drilldown=true,
+            anomaly='image_pull',
           ),
 
           p.row('Crash loops'),
@@ -152,20 +174,20 @@ local panels = import 'lib/panels.libsonnet';
               { id: 'color', value: { mode: 'fixed', fixedColor: 'red' } },
               { id: 'displayName', value: 'OOMKilled' },
             ])],
-          ),
+          ) + p.finding('crash_loop', p.fieldCause),
           p.stat(
             'OOMKilled containers',
             'Containers in CrashLoopBackOff whose last run was OOMKilled, counted from the per-container series.',
             count(['namespace', 'pod', 'container'], crashLoop, 'cause="oom_killed"') + ' or vector(0)',
             h=8,
-          ),
+          ) + p.finding('crash_loop', 'oom_killed'),
           p.bargauge(
             'Crash-looping containers by exit code',
             'Crash-looping containers per exit code of their last termination (137: SIGKILL, often OOM; 1: application error; 127: command not found).',
             p.wrap('count_values("code",', p.perObject(['namespace', 'pod', 'container'], p.series(exitCode))),
             'exit {{code}}',
             w=8,
-          ),
+          ) + p.finding('crash_loop'),
           p.table(
             'Crash-looping container list',
             'Every container in CrashLoopBackOff with its last termination cause (OOMKilled in red), exit code and how long it has been backing off.',
@@ -176,6 +198,7 @@ local panels = import 'lib/panels.libsonnet';
               p.perObject(['namespace', 'pod', 'container'], p.series(exitCode)),
             ],
             drilldown=true,
+            anomaly='crash_loop',
           ),
 
           p.row('Container configuration and creation'),
@@ -183,12 +206,12 @@ local panels = import 'lib/panels.libsonnet';
             'Container config errors by cause',
             'Containers that cannot be created or started because of their configuration, by cause (configmap_missing, secret_missing, key_missing, run_as_non_root, exec_not_found, ...).',
             [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'cause'], configError), legend: '{{cause}}' }],
-          ),
+          ) + p.finding('container_config', p.fieldCause),
           p.timeseries(
             'ContainerCreating pods by cause',
             'Scheduled pods stuck in ContainerCreating, by cause (sandbox_image_pull, cni, mount_*, attach_failed, multi_attach, unknown).',
             [{ expr: countBy('cause', ['namespace', 'pod', 'node', 'cause'], creating), legend: '{{cause}}' }],
-          ),
+          ) + p.finding('container_creating', p.fieldCause),
           p.table(
             'Containers with config errors',
             'Every container that cannot be created or started, its cause and time since the first failure.',
@@ -197,6 +220,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.age(['namespace', 'pod', 'container', 'node', 'cause'], configError)],
             w=12,
             drilldown=true,
+            anomaly='container_config',
           ),
           p.table(
             'Pods stuck in ContainerCreating',
@@ -206,6 +230,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.age(['namespace', 'pod', 'node', 'cause'], creating)],
             w=12,
             drilldown=true,
+            anomaly='container_creating',
           ),
 
           p.row('Namespace deletion'),
@@ -217,6 +242,7 @@ local panels = import 'lib/panels.libsonnet';
             [p.age(['namespace', 'cause'], namespaceTerminating)],
             w=8,
             drilldown=true,
+            anomaly='namespace_terminating',
           ),
           p.bargauge(
             'Remaining resources in Terminating namespaces',
@@ -224,14 +250,14 @@ local panels = import 'lib/panels.libsonnet';
             p.perObject(['namespace', 'resource'], p.series('kube_lifecycle_namespace_remaining_resources')),
             '{{namespace}} {{resource}}',
             w=8,
-          ),
+          ) + p.finding('namespace_terminating'),
           p.bargauge(
             'Remaining finalizers in Terminating namespaces',
             'Objects in a Terminating namespace held by each finalizer (NamespaceFinalizersRemaining): the controller owning the finalizer must remove it.',
             p.perObject(['namespace', 'finalizer'], p.series('kube_lifecycle_namespace_remaining_finalizers')),
             '{{namespace}} {{finalizer}}',
             w=8,
-          ),
+          ) + p.finding('namespace_terminating'),
 
           p.row('Workloads'),
           p.timeseries(
@@ -244,7 +270,7 @@ local panels = import 'lib/panels.libsonnet';
             ],
             w=24,
             h=7,
-          ),
+          ) + p.findingPerQuery(['recreate_blocked', 'statefulset_blocked', 'daemonset_unscheduled']),
           p.table(
             'Blocked Recreate Deployments',
             'Recreate Deployments creating no new pods: the cause of the oldest blocking pod, how many old pods block, and time since the earliest deletion.',
@@ -256,6 +282,7 @@ local panels = import 'lib/panels.libsonnet';
             ],
             w=8,
             drilldown=true,
+            anomaly='recreate_blocked',
           ),
           p.table(
             'Blocked StatefulSets',
@@ -268,6 +295,7 @@ local panels = import 'lib/panels.libsonnet';
             ],
             w=8,
             drilldown=true,
+            anomaly='statefulset_blocked',
           ),
           p.table(
             'Unscheduled DaemonSets',
@@ -280,6 +308,7 @@ local panels = import 'lib/panels.libsonnet';
             ],
             w=8,
             drilldown=true,
+            anomaly='daemonset_unscheduled',
           ),
 
           p.row('Lifecycle durations'),
@@ -345,7 +374,7 @@ local panels = import 'lib/panels.libsonnet';
               'sum(up{%s, %s})' % [p.clusterMatcher, job],
               h=7,
               steps=[['red', null], ['green', 1]],
-            ),
+            ) + p.links([p.runbookLink('KubeLifecycleExporterDown')]),
             p.timeseries(
               'Exporter up',
               'Whether Prometheus could scrape each exporter instance (1) or not (0).',
@@ -355,7 +384,7 @@ local panels = import 'lib/panels.libsonnet';
               unit='bool_yes_no',
               style='lines',
               max=1,
-            ),
+            ) + p.links([p.runbookLink('KubeLifecycleExporterDown')]),
             p.timeseries(
               'Watch synced per resource',
               'Whether each resource watch has completed its first list (1) or not (0). Unsynced watches mean missing findings.',
@@ -365,7 +394,7 @@ local panels = import 'lib/panels.libsonnet';
               unit='bool_yes_no',
               style='lines',
               max=1,
-            ),
+            ) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
             p.timeseries(
               'Objects held by resource',
               "Objects of each resource held in the exporter's model.",
@@ -391,7 +420,7 @@ local panels = import 'lib/panels.libsonnet';
               }],
               unit='ops',
               style='lines',
-            ),
+            ) + p.links([p.runbookLink('KubeLifecycleWatchErrors')]),
             p.timeseries(
               'Watch restarts',
               'Times a watch had to list again after its first sync (its resume point expired: 410 Gone), per rate interval.',
@@ -400,7 +429,7 @@ local panels = import 'lib/panels.libsonnet';
                 legend: '{{resource}} {{instance}}',
               }],
               style='bars',
-            ),
+            ) + p.links([p.runbookLink('KubeLifecycleWatchRestarting')]),
             p.timeseries(
               'Time since last watch event',
               'Time since the last list or watch event of each resource was applied; a steadily growing value on a busy resource means the watch is stuck.',

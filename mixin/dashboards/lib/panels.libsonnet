@@ -40,8 +40,21 @@ function(config) {
   // parenthesis, e.g. `sum(` or `max by (cluster, pod) (`.
   wrap(head, inner):: '%s\n%s\n)' % [head, indent(inner)],
 
+  // Counting across the exporter's targets. The exporter can be sharded by
+  // namespace (a StatefulSet of n exporters, each holding a disjoint part), so
+  // one cluster's findings come from several targets:
+  //
+  // - kube_lifecycle_findings is each target's count by anomaly and cause: the
+  //   shards' counts add up, so counts are `sum by (cluster, anomaly, cause)`
+  //   (shardSum). A `max` there would show the largest shard's count only.
+  // - Per-object series (`*_since_timestamp_seconds`, `*_blocking_pods`...) carry
+  //   the labels that identify the object: lists keep one series per object with
+  //   `max by (cluster, object labels)` (perObject), whichever target reports it,
+  //   and counts of objects `count` those.
+  shardSum(labels, inner):: lib.wrap('sum by %s (' % lib.byCluster(labels), inner),
+
   // `max by (cluster, labels...) (inner)`: one series per object, whichever
-  // exporter replica reports it.
+  // exporter target reports it.
   perObject(labels, inner):: lib.wrap('max by %s (' % lib.byCluster(labels), inner),
 
   // `max by (cluster, labels...) (time() - series)`: how long each object has
@@ -277,6 +290,55 @@ function(config) {
     ], w, h, unit='s', style='lines')
   ),
 
+  // ------------------------------------------------------------------ links
+
+  // Data links open the exporter (the `exporter` variable): its runbooks and its
+  // landing page, which lists the current findings.
+  link(title, path):: { title: title, url: '${exporter}' + path, targetBlank: true },
+
+  // The runbook of an alert, by name (the exporter matches it in any case).
+  runbookLink(alert):: lib.link('Runbook: ' + alert, '/runbooks/' + std.asciiLower(alert)),
+
+  // What a cause is, in a link: the label of the series under the cursor, or the
+  // cause column of the table row.
+  fieldCause:: '${__field.labels.cause}',
+  rowCause:: '${__data.fields.cause}',
+  rowNamespace:: '${__data.fields.namespace}',
+
+  // The two links of every finding panel: the runbook for the cause (the exporter
+  // redirects /runbooks/for/<anomaly>/<cause> to the runbook of the alert that
+  // cause raises), or the runbook index where the panel has no cause; and the
+  // landing page's findings of the anomaly (of the namespace when given).
+  findingLinks(anomaly, cause=null, namespace=null):: [
+    if cause == null
+    then lib.link('Runbooks', '/runbooks')
+    else lib.link('Runbook for this cause', '/runbooks/for/%s/%s' % [anomaly, cause]),
+    lib.link(
+      'Findings on the landing page',
+      '/?anomaly=%s%s' % [anomaly, if namespace == null then '' else '&namespace=' + namespace]
+    ),
+  ],
+
+  // `panel + p.links(...)` adds data links to every field of a panel.
+  links(links):: { fieldConfig+: { defaults+: { links: links } } },
+
+  // `panel + p.finding(anomaly, cause)`: a panel of one anomaly's findings.
+  finding(anomaly, cause=null):: lib.links(lib.findingLinks(anomaly, cause)),
+
+  // A panel whose queries (A, B, ...) are one anomaly each: each query's series
+  // link to their anomaly, the panel's defaults to the index and landing page.
+  findingPerQuery(anomalies):: lib.links([lib.link('Runbooks', '/runbooks'), lib.link('Findings on the landing page', '/')]) + {
+    fieldConfig+: {
+      overrides+: [
+        {
+          matcher: { id: 'byFrameRefID', options: std.char(65 + i) },
+          properties: [{ id: 'links', value: lib.findingLinks(anomalies[i]) }],
+        }
+        for i in std.range(0, std.length(anomalies) - 1)
+      ],
+    },
+  },
+
   // ------------------------------------------------------------------ tables
 
   // The columns a table shows after its labels, one per query (A, B, ...):
@@ -309,23 +371,33 @@ function(config) {
     { id: 'color', value: { mode: 'fixed', fixedColor: 'text' } },
   ]),
 
-  // The namespace column opens the namespace dashboard on that namespace.
-  local drilldownOverride = lib.byName('namespace', [{
+  // The namespace column opens the namespace dashboard on that namespace, and
+  // keeps the row's other links (an override's links replace the defaults').
+  local drilldownOverride(rowLinks) = lib.byName('namespace', [{
     id: 'links',
     value: [{
       title: 'Open the namespace drill-down',
       url: '/d/kube-lifecycle-namespace/kube-lifecycle-namespace?${datasource:queryparam}&${cluster:queryparam}&var-namespace=${__value.raw}&${__url_time_range}',
-    }],
+    }] + rowLinks,
   }]),
 
   // A table of the instant queries `exprs` merged on `labels` (the cluster label
   // first, then these), followed by `columns`, one per query, sorted by the first
   // column, largest first. `drilldown`: the namespace column links to the
-  // namespace dashboard.
-  table(title, description, labels, columns, exprs, w=24, h=8, drilldown=false):: (
+  // namespace dashboard. `anomaly`: the rows are findings of that anomaly, and
+  // link to the runbook of their cause and to the landing page (see
+  // findingLinks); `links`: other data links.
+  table(title, description, labels, columns, exprs, w=24, h=8, drilldown=false, anomaly=null, links=[]):: (
     local names = [config.clusterLabel] + labels;
     local has(label) = std.member(names, label);
     local first = columns[0];
+    local rowLinks = links + (
+      if anomaly == null then [] else lib.findingLinks(
+        anomaly,
+        if has('cause') then lib.rowCause else null,
+        if has('namespace') then lib.rowNamespace else null,
+      )
+    );
     lib.panel(
       'table',
       title,
@@ -338,10 +410,10 @@ function(config) {
           color: { mode: 'thresholds' },
           custom: { align: 'auto', cellOptions: { type: 'auto' }, inspect: false, filterable: true },
           thresholds: lib.thresholds([['text', null]]),
-        },
+        } + (if std.length(rowLinks) == 0 then {} else { links: rowLinks }),
         overrides: [lib.byName(c.name, columnProperties(c)) for c in columns]
                    + (if has('cause') then [causeOverride] else [])
-                   + (if drilldown && has('namespace') then [drilldownOverride] else []),
+                   + (if drilldown && has('namespace') then [drilldownOverride(rowLinks)] else []),
       },
       {
         showHeader: true,
@@ -401,7 +473,83 @@ function(config) {
     std.foldl(place, panels, { x: 0, y: 0, line: 0, id: 1, out: [] }).out
   ),
 
+  // ------------------------------------------------------------------ alerts
+
+  // The pack's alerts firing now at one severity: Prometheus' own ALERTS series.
+  firingAlerts(severity):: 'ALERTS{alertstate="firing", alertname=~"KubeLifecycle.+", severity="%s", %s}' % [severity, lib.clusterMatcher],
+
+  // Links a table row to the runbook of its alert (the alertname column).
+  local alertRunbook = lib.link('Runbook', '/runbooks/${__data.fields.alertname}'),
+
+  // One row per alert firing at `severity`, with the labels that identify it
+  // (whichever the alert has: node, namespace, deployment, registry...).
+  alertTable(title, description, severity, w=24, h=6):: lib.panel(
+    'table',
+    title,
+    description,
+    w,
+    h,
+    {
+      defaults: {
+        unit: 'short',
+        color: { mode: 'thresholds' },
+        custom: { align: 'auto', cellOptions: { type: 'auto' }, inspect: false, filterable: true },
+        thresholds: lib.thresholds([['text', null]]),
+        links: [alertRunbook],
+      },
+      overrides: [lib.byName('alertname', [
+        { id: 'custom.cellOptions', value: { type: 'color-text' } },
+        { id: 'color', value: { mode: 'fixed', fixedColor: 'red' } },
+      ])],
+    },
+    {
+      showHeader: true,
+      cellHeight: 'sm',
+      footer: { show: false, reducer: ['sum'], countRows: false, fields: '' },
+      sortBy: [{ displayName: 'alertname', desc: false }],
+    },
+    [lib.target(lib.firingAlerts(severity), instant=true, format='table')],
+  ) + {
+    local first = ['alertname', config.clusterLabel, 'node', 'namespace', 'deployment', 'statefulset', 'daemonset', 'pod', 'container', 'registry', 'cause'],
+    transformations: [
+      { id: 'merge', options: {} },
+      {
+        id: 'organize',
+        options: {
+          // What every row has in common, and the value (1).
+          excludeByName: { Time: true, Value: true, 'Value #A': true, __name__: true, alertstate: true, severity: true },
+          indexByName: { [first[i]]: i for i in std.range(0, std.length(first) - 1) },
+          renameByName: {},
+        },
+      },
+    ],
+  },
+
+  // How many alerts fire at `severity`, by alert.
+  alertCountTable(title, description, severity, w=8, h=6):: lib.table(
+    title,
+    description,
+    ['alertname'],
+    [lib.numberColumn('Firing')],
+    ['count by %s (%s)' % [lib.byCluster(['alertname']), lib.firingAlerts(severity)]],
+    w=w,
+    h=h,
+    links=[alertRunbook],
+  ),
+
   // ------------------------------------------------------------------ dashboard
+
+  // Where the exporter is, for the links: a textbox each viewer can change.
+  exporterVariable:: {
+    name: 'exporter',
+    label: 'Exporter URL',
+    description: "Where kube-lifecycle-exporter's landing page and runbooks are served, as the browser reaches it (a kubectl port-forward, an ingress): the panels' links open runbooks and findings there.",
+    type: 'textbox',
+    query: config.exporterURL,
+    current: { selected: false, text: config.exporterURL, value: config.exporterURL },
+    options: [{ selected: true, text: config.exporterURL, value: config.exporterURL }],
+    hide: 0,
+  },
 
   datasourceVariable:: {
     name: 'datasource',
