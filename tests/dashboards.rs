@@ -478,7 +478,15 @@ fn dashboards_use_the_current_schema_and_standard_settings() {
             d["schemaVersion"].as_u64().unwrap_or(0) >= 39,
         );
         bad("editable true", d["editable"] == true);
-        bad("refresh 30s", d["refresh"] == "30s");
+        // The mixin's _config.dashboardRefresh and dashboardTimezone.
+        bad("refresh 1m", d["refresh"] == "1m");
+        bad("timezone browser", d["timezone"] == "browser");
+        bad(
+            "the refresh interval offered in the time picker",
+            d["timepicker"]["refresh_intervals"]
+                .as_array()
+                .is_some_and(|l| l.contains(&d["refresh"])),
+        );
         bad(
             "time from now-6h to now",
             d["time"] == json!({"from": "now-6h", "to": "now"}),
