@@ -3,7 +3,10 @@ mod common;
 // Lints the Grafana dashboards under `dashboards/` in the spirit of grafana's
 // dashboard-linter: stable uids, the `datasource` and `cluster` variables used
 // everywhere, `$__rate_interval` in every rate, a description and a unit on every
-// panel, only documented metrics, no deprecated panel types.
+// panel, only documented metrics, no deprecated panel types; and what an on-call
+// engineer needs from them (issue 19): findings summed across exporter shards,
+// every finding panel linking the runbook of its cause and the exporter's landing
+// page, and the pages firing now at the top of the overview.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -31,6 +34,15 @@ const DEPRECATED_PANELS: &[&str] = &[
     "grafana-worldmap-panel",
     "grafana-clock-panel",
 ];
+/// Series of Prometheus itself that the dashboards read besides the exporter's:
+/// the exporter's targets (`up`) and the firing alerts (`ALERTS`).
+const PROMETHEUS_SERIES: &[&str] = &["up", "ALERTS"];
+/// The `severity` of the pack's pages (`_config.severities.page` of the mixin)
+/// and of its tickets (`_config.severities.ticket`).
+const PAGE_SEVERITY: &str = "critical";
+const TICKET_SEVERITY: &str = "warning";
+/// The textbox variable every link to the exporter starts with.
+const EXPORTER: &str = "${exporter}";
 const AGGREGATIONS: &[&str] = &[
     "sum",
     "min",
@@ -322,6 +334,121 @@ fn aggregations(toks: &[Tok]) -> Vec<(String, Option<Vec<String>>, Vec<Tok>)> {
     out
 }
 
+/// docs/metrics.md: the anomaly of each family of findings (the "anomaly `x`" on
+/// the line after its heading).
+fn documented_anomalies() -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metrics.md");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = BTreeMap::new();
+    let mut family: Option<String> = None;
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("### `").and_then(|l| l.strip_suffix('`')) {
+            family = Some(name.to_string());
+        } else if let Some(name) = &family
+            && let Some(rest) = line.split("anomaly `").nth(1)
+            && let Some(anomaly) = rest.split('`').next()
+        {
+            out.insert(name.clone(), anomaly.to_string());
+            family = None;
+        }
+    }
+    out
+}
+
+/// The anomalies whose findings a panel shows: the family's anomaly for a
+/// per-object series, the `anomaly="x"` matcher for kube_lifecycle_findings, or
+/// `*` when a findings query is not restricted to one anomaly.
+fn panel_anomalies(panel: &Value, documented: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for t in panel["targets"].as_array().into_iter().flatten() {
+        for s in selectors(&tokens(t["expr"].as_str().unwrap_or(""))) {
+            let Some(metric) = s.metric else { continue };
+            if metric == "kube_lifecycle_findings" {
+                let anomaly = s
+                    .matchers
+                    .iter()
+                    .find(|(l, o, _)| l == "anomaly" && o == "=")
+                    .map_or("*".to_string(), |(_, _, v)| v.clone());
+                out.insert(anomaly);
+            } else if let Some(anomaly) = documented.get(&metric) {
+                out.insert(anomaly.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A panel's data links: its defaults' and those its overrides set.
+fn panel_links(panel: &Value) -> Vec<&Value> {
+    links_of(panel, |_| true)
+}
+
+/// The data links of all a panel's values: its defaults' and those of its
+/// per-query overrides (a panel of several anomalies links each query's series
+/// to its own), not those of a single column.
+fn value_links(panel: &Value) -> Vec<&Value> {
+    links_of(panel, |o| o["matcher"]["id"] == "byFrameRefID")
+}
+
+fn links_of(panel: &Value, overrides: impl Fn(&Value) -> bool) -> Vec<&Value> {
+    let defaults = panel["fieldConfig"]["defaults"]["links"].as_array();
+    let overrides = panel["fieldConfig"]["overrides"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(move |o| overrides(o))
+        .flat_map(|o| o["properties"].as_array().into_iter().flatten())
+        .filter(|p| p["id"] == "links")
+        .flat_map(|p| p["value"].as_array().into_iter().flatten());
+    defaults.into_iter().flatten().chain(overrides).collect()
+}
+
+/// The columns a table names in its organize transformation.
+fn table_columns(panel: &Value) -> BTreeSet<String> {
+    panel["transformations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["id"] == "organize")
+        .flat_map(|t| {
+            t["options"]["indexByName"]
+                .as_object()
+                .into_iter()
+                .flatten()
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// The `name=value` parameters of a link's query string.
+fn link_parameters(url: &str) -> BTreeMap<String, String> {
+    url.split_once('?')
+        .map(|(_, q)| q)
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Aggregations directly over kube_lifecycle_findings that are not sums. The
+/// exporter can be sharded by namespace: each shard counts the findings it holds,
+/// so counts add up across targets; a `max` (or any other aggregation) across them
+/// shows one shard's count only.
+fn findings_aggregations_that_are_not_sums(expr: &str) -> Vec<String> {
+    aggregations(&tokens(expr))
+        .into_iter()
+        .filter(|(_, _, arg)| aggregations(arg).is_empty())
+        .filter(|(_, _, arg)| {
+            metric_references(arg)
+                .iter()
+                .any(|(m, _)| m == "kube_lifecycle_findings")
+        })
+        .filter(|(op, _, _)| op != "sum")
+        .map(|(op, by, _)| format!("{op} by ({})", by.unwrap_or_default().join(", ")))
+        .collect()
+}
+
 // ----------------------------------------------------------------------------- tests
 
 #[test]
@@ -351,7 +478,15 @@ fn dashboards_use_the_current_schema_and_standard_settings() {
             d["schemaVersion"].as_u64().unwrap_or(0) >= 39,
         );
         bad("editable true", d["editable"] == true);
-        bad("refresh 30s", d["refresh"] == "30s");
+        // The mixin's _config.dashboardRefresh and dashboardTimezone.
+        bad("refresh 1m", d["refresh"] == "1m");
+        bad("timezone browser", d["timezone"] == "browser");
+        bad(
+            "the refresh interval offered in the time picker",
+            d["timepicker"]["refresh_intervals"]
+                .as_array()
+                .is_some_and(|l| l.contains(&d["refresh"])),
+        );
         bad(
             "time from now-6h to now",
             d["time"] == json!({"from": "now-6h", "to": "now"}),
@@ -757,6 +892,15 @@ fn every_referenced_metric_is_documented_in_docs_metrics_md() {
             })
             .collect();
         for s in selectors(&toks) {
+            if let Some(metric) = &s.metric
+                && !metric.starts_with("kube_lifecycle_")
+                && !PROMETHEUS_SERIES.contains(&metric.as_str())
+            {
+                problems.push(format!(
+                    "{} / {}: {metric} is neither the exporter's nor one of Prometheus' own {PROMETHEUS_SERIES:?}",
+                    q.dashboard, q.panel
+                ));
+            }
             for (l, o, v) in &s.matchers {
                 if l != "__name__" {
                     continue;
@@ -815,6 +959,333 @@ fn aggregations_over_per_object_series_keep_cluster_and_the_object_labels() {
         }
     }
     check("aggregations that merge objects", problems);
+}
+
+#[test]
+fn findings_are_counted_with_sums_across_exporter_shards() {
+    // The rule the lint applies, on an expression it must reject and one it must
+    // accept.
+    assert_eq!(
+        findings_aggregations_that_are_not_sums(
+            r#"sum(max by (cluster, anomaly, cause) (kube_lifecycle_findings{cluster=~"$cluster"}))"#
+        ),
+        vec!["max by (cluster, anomaly, cause)".to_string()]
+    );
+    assert!(
+        findings_aggregations_that_are_not_sums(
+            r#"sum(sum by (cluster, anomaly, cause) (kube_lifecycle_findings{cluster=~"$cluster"}))"#
+        )
+        .is_empty()
+    );
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for q in panel_queries() {
+        if q.expr.contains("kube_lifecycle_findings") {
+            seen += 1;
+        }
+        for agg in findings_aggregations_that_are_not_sums(&q.expr) {
+            problems.push(format!(
+                "{} / {}: {agg} over kube_lifecycle_findings (shards' counts add up: sum)",
+                q.dashboard, q.panel
+            ));
+        }
+    }
+    assert!(
+        seen > 0,
+        "no query of kube_lifecycle_findings: the check checks nothing"
+    );
+    check("findings not summed across shards", problems);
+}
+
+#[test]
+fn every_finding_panel_links_the_runbook_of_its_cause_and_the_landing_page() {
+    let documented = documented_anomalies();
+    assert!(
+        documented.len() > 15 && documented.values().any(|a| a == "pod_terminating"),
+        "anomalies of docs/metrics.md: {documented:?}"
+    );
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (file, d) in dashboards() {
+        for p in panels(&d).into_iter().filter(|p| !is_row(p)) {
+            let anomalies = panel_anomalies(p, &documented);
+            if anomalies.is_empty() {
+                continue;
+            }
+            checked += 1;
+            let mut bad = |what: String| problems.push(format!("{file}: {}: {what}", p["title"]));
+            let links = value_links(p);
+            let exporter: Vec<&str> = links
+                .iter()
+                .filter_map(|l| l["url"].as_str())
+                .filter(|u| u.starts_with(EXPORTER))
+                .collect();
+            for l in &links {
+                let url = l["url"].as_str().unwrap_or("");
+                if url.starts_with(EXPORTER)
+                    && (l["targetBlank"] != true || l["title"].as_str().is_none_or(str::is_empty))
+                {
+                    bad(format!("link {url} needs a title and targetBlank"));
+                }
+            }
+            let is_table = p["type"] == "table";
+            let columns = table_columns(p);
+            let by_cause = if is_table {
+                columns.contains("cause")
+            } else {
+                p["targets"].as_array().into_iter().flatten().any(|t| {
+                    t["legendFormat"]
+                        .as_str()
+                        .is_some_and(|l| l.contains("{{cause}}"))
+                })
+            };
+            let cause_variable = if is_table {
+                "${__data.fields.cause}"
+            } else {
+                "${__field.labels.cause}"
+            };
+
+            // The runbook: of the cause when the panel shows causes, else the index.
+            let runbooks: Vec<&str> = exporter
+                .iter()
+                .copied()
+                .filter(|u| u.starts_with(&format!("{EXPORTER}/runbooks")))
+                .collect();
+            if runbooks.is_empty() {
+                bad(format!("no link to {EXPORTER}/runbooks"));
+            }
+            let mut cause_runbook = false;
+            for url in &runbooks {
+                let Some(rest) = url.strip_prefix(&format!("{EXPORTER}/runbooks/for/")) else {
+                    continue;
+                };
+                let (anomaly, cause) = rest.split_once('/').unwrap_or((rest, ""));
+                if !anomalies.contains(anomaly) {
+                    bad(format!(
+                        "runbook link {url}: {anomaly} is not the panel's anomaly {anomalies:?}"
+                    ));
+                }
+                let literal = p["targets"].as_array().into_iter().flatten().any(|t| {
+                    selectors(&tokens(t["expr"].as_str().unwrap_or("")))
+                        .iter()
+                        .flat_map(|s| &s.matchers)
+                        .any(|(l, o, v)| l == "cause" && o == "=" && v == cause)
+                });
+                if cause == cause_variable {
+                    cause_runbook = true;
+                } else if !literal {
+                    bad(format!(
+                        "runbook link {url}: the cause is neither {cause_variable} nor the panel's cause=\"…\""
+                    ));
+                }
+            }
+            if by_cause && !cause_runbook {
+                bad(format!(
+                    "shows causes but links no {EXPORTER}/runbooks/for/<anomaly>/{cause_variable}"
+                ));
+            }
+
+            // The landing page, filtered on each anomaly the panel shows (on the
+            // row's namespace in tables that have one).
+            let landing: Vec<BTreeMap<String, String>> = exporter
+                .iter()
+                .filter(|u| {
+                    u.starts_with(&format!("{EXPORTER}/?")) || **u == format!("{EXPORTER}/")
+                })
+                .map(|u| link_parameters(u))
+                .collect();
+            for anomaly in &anomalies {
+                let found = landing.iter().any(|params| match params.get("anomaly") {
+                    Some(a) if anomaly == "*" => a.starts_with("${"),
+                    Some(a) => a == anomaly,
+                    None => false,
+                });
+                if !found {
+                    bad(format!("no link to {EXPORTER}/?anomaly={anomaly}"));
+                }
+            }
+            if is_table && columns.contains("namespace") {
+                let filtered = landing.iter().any(|params| {
+                    params.get("namespace").map(String::as_str)
+                        == Some("${__data.fields.namespace}")
+                });
+                if !filtered {
+                    bad("a table with namespaces links no landing page &namespace=${__data.fields.namespace}".into());
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "only {checked} finding panels: the check checks little"
+    );
+    check("finding panels without their links", problems);
+}
+
+#[test]
+fn the_exporter_url_is_a_described_textbox_variable_and_every_link_uses_it() {
+    let mut problems = Vec::new();
+    for (file, d) in dashboards() {
+        match variable(&d, "exporter") {
+            Some(v) => {
+                let url = v["query"].as_str().unwrap_or("");
+                if v["type"] != "textbox"
+                    || v["label"] != "Exporter URL"
+                    || v["description"]
+                        .as_str()
+                        .is_none_or(|s| s.trim().is_empty())
+                    || !(url.starts_with("http://") || url.starts_with("https://"))
+                    || url.ends_with('/')
+                    || v["current"]["value"] != url
+                {
+                    problems.push(format!(
+                        "{file}: exporter must be a textbox labelled \"Exporter URL\" with a description and \
+                         an http(s) address without a trailing / as its default and current value: {v}"
+                    ));
+                }
+            }
+            None => problems.push(format!("{file}: no exporter variable")),
+        }
+        // Every data link opens the exporter or a dashboard of the pack: no host
+        // written into a link.
+        for p in panels(&d) {
+            for l in panel_links(p) {
+                let url = l["url"].as_str().unwrap_or("");
+                if !(url.starts_with(&format!("{EXPORTER}/")) || url.starts_with("/d/")) {
+                    problems.push(format!("{file}: {}: link {url}", p["title"]));
+                }
+            }
+        }
+    }
+    check("exporter variable and links", problems);
+}
+
+#[test]
+fn the_overview_shows_the_pages_firing_now_at_its_top() {
+    // The page severity is one the rule file uses.
+    let rules = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("alerts/kube-lifecycle.rules.yaml"),
+    )
+    .expect("alerts/kube-lifecycle.rules.yaml");
+    let severities: BTreeSet<&str> = rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("severity:"))
+        .map(|v| v.trim().trim_matches('"'))
+        .collect();
+    assert!(
+        severities.contains(PAGE_SEVERITY) && severities.contains(TICKET_SEVERITY),
+        "the rules' severities {severities:?}"
+    );
+
+    let (file, d) = dashboards()
+        .into_iter()
+        .find(|(f, _)| f == "kube-lifecycle-overview.json")
+        .expect("the overview");
+    let all = panels(&d);
+    let p = *all
+        .iter()
+        .find(|p| p["title"] == "What pages right now")
+        .unwrap_or_else(|| panic!("{file}: no \"What pages right now\" panel"));
+    let mut problems = Vec::new();
+    let mut bad = |what: String| problems.push(format!("{file}: What pages right now: {what}"));
+    if p["type"] != "table" {
+        bad(format!("a {} rather than a table", p["type"]));
+    }
+    let top = all
+        .iter()
+        .filter(|q| !is_row(q))
+        .filter_map(|q| q["gridPos"]["y"].as_u64())
+        .min();
+    if p["gridPos"]["y"].as_u64() != top {
+        bad(format!(
+            "at y {} rather than at the top ({top:?})",
+            p["gridPos"]["y"]
+        ));
+    }
+    let targets = p["targets"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if targets.len() != 1 || targets[0]["instant"] != true || targets[0]["format"] != "table" {
+        bad("not one instant table query".into());
+    }
+    let expr = targets
+        .first()
+        .and_then(|t| t["expr"].as_str())
+        .unwrap_or("");
+    let toks = tokens(expr);
+    // One row per alert: the series as they are, not aggregated.
+    if !aggregations(&toks).is_empty() {
+        bad(format!("aggregates the alerts: {expr}"));
+    }
+    let sels = selectors(&toks);
+    let alerts = sels.iter().find(|s| s.metric.as_deref() == Some("ALERTS"));
+    match alerts {
+        Some(s) => {
+            let has = |l: &str, o: &str, v: &str| {
+                s.matchers
+                    .iter()
+                    .any(|m| (m.0.as_str(), m.1.as_str(), m.2.as_str()) == (l, o, v))
+            };
+            for (l, o, v) in [
+                ("alertstate", "=", "firing"),
+                ("severity", "=", PAGE_SEVERITY),
+                ("alertname", "=~", "KubeLifecycle.+"),
+                CLUSTER_MATCHER,
+            ] {
+                if !has(l, o, v) {
+                    bad(format!("ALERTS without {l}{o}\"{v}\": {expr}"));
+                }
+            }
+        }
+        None => bad(format!("does not query ALERTS: {expr}")),
+    }
+    // Every label that identifies the alert stays a column.
+    for t in p["transformations"].as_array().into_iter().flatten() {
+        for (name, excluded) in t["options"]["excludeByName"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            let shared = [
+                "Time",
+                "Value",
+                "Value #A",
+                "__name__",
+                "alertstate",
+                "severity",
+            ];
+            if *excluded == true && !shared.contains(&name.as_str()) {
+                bad(format!("hides the {name} column"));
+            }
+        }
+    }
+    let runbook = format!("{EXPORTER}/runbooks/${{__data.fields.alertname}}");
+    if !panel_links(p)
+        .iter()
+        .any(|l| l["url"] == runbook.as_str() && l["targetBlank"] == true)
+    {
+        bad(format!("no data link to {runbook}"));
+    }
+    // The tickets firing are counted beside it.
+    let tickets = all.iter().any(|q| {
+        q["targets"].as_array().into_iter().flatten().any(|t| {
+            selectors(&tokens(t["expr"].as_str().unwrap_or("")))
+                .iter()
+                .any(|s| {
+                    s.metric.as_deref() == Some("ALERTS")
+                        && s.matchers
+                            .iter()
+                            .any(|(l, o, v)| l == "severity" && o == "=" && v == TICKET_SEVERITY)
+                })
+        })
+    });
+    if !tickets {
+        bad(format!(
+            "no panel of the alerts firing at {TICKET_SEVERITY}"
+        ));
+    }
+    check("the paging panel", problems);
 }
 
 #[test]

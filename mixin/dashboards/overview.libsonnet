@@ -1,0 +1,463 @@
+// dashboards/kube-lifecycle-overview.json: every finding of the cluster, by
+// anomaly, cause, node and object, the lifecycle durations and the exporter's own
+// health.
+local panels = import 'lib/panels.libsonnet';
+
+{
+  grafanaDashboards+:: {
+    'kube-lifecycle-overview.json': (
+      local c = $._config;
+      local p = panels(c);
+      local join(parts) = std.join(', ', std.filter(function(x) x != '', parts));
+
+      local summed = ' Summed across exporter shards.';
+
+      // The findings of one anomaly (kube_lifecycle_findings), `matchers` added.
+      local findings(anomaly, matchers='') = p.series('kube_lifecycle_findings', join(['anomaly="%s"' % anomaly, matchers]));
+      // How many findings: summed across the exporter's shards (see shardSum).
+      local findingsCount(anomaly, matchers='') = p.wrap('sum(', p.shardSum(['anomaly', 'cause'], findings(anomaly, matchers)));
+      // A summary number of one anomaly; `cause` when it is one cause only.
+      local findingsStat(title, description, anomaly, matchers='', cause=null) =
+        p.stat(title, description + summed, findingsCount(anomaly, matchers)) + p.finding(anomaly, cause);
+
+      // How many objects of each `by` group: `count by (by) (max by (objects) (series))`.
+      local countBy(by, labels, metric, matchers='') =
+        p.wrap('count by (%s) (' % by, p.perObject(labels, p.series(metric, matchers)));
+      local count(labels, metric, matchers='') = p.wrap('count(', p.perObject(labels, p.series(metric, matchers)));
+
+      local notGraceful = 'cause!="graceful"';
+      local terminating = 'kube_lifecycle_pod_terminating_since_timestamp_seconds';
+      local pending = 'kube_lifecycle_pod_pending_since_timestamp_seconds';
+      local imagePull = 'kube_lifecycle_container_image_pull_failing_since_timestamp_seconds';
+      local crashLoop = 'kube_lifecycle_container_crash_looping_since_timestamp_seconds';
+      local exitCode = 'kube_lifecycle_container_crash_looping_last_exit_code';
+      local configError = 'kube_lifecycle_container_config_error_since_timestamp_seconds';
+      local creating = 'kube_lifecycle_pod_container_creating_since_timestamp_seconds';
+      local namespaceTerminating = 'kube_lifecycle_namespace_terminating_since_timestamp_seconds';
+      local recreate = 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds';
+      local statefulset = 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds';
+      local daemonset = 'kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds';
+      local age = p.ageColumn('Age');
+
+      // The exporter's targets, as the job variable selects them.
+      local job = 'job=~"$job"';
+      local own(metric) = p.series(metric, job);
+      local target = ['job', 'instance'];
+
+
+      p.dashboard(
+        uid='kube-lifecycle-overview',
+        title='Kubernetes lifecycle / Overview',
+        description="Why Kubernetes pods, workloads and namespaces are stuck: Terminating, Pending, image pulls, crash loops, config errors, blocked rollouts, lifecycle durations and the exporter's own health (kube-lifecycle-exporter).",
+        linkTooltip='Per-namespace drill-down and overview',
+        variables=[
+          p.datasourceVariable,
+          p.clusterVariable,
+          p.queryVariable('job', 'Exporter job', 'label_values(%s, job)' % p.series('kube_lifecycle_build_info')),
+          p.exporterVariable,
+        ],
+        panels=[
+          p.row('Alerts'),
+          p.alertTable(
+            'What pages right now',
+            "This pack's alerts firing now at the page severity (%s), one row per alert with the labels that identify it. Empty is good. Click a row for the alert's runbook." % c.severities.page,
+            c.severities.page,
+            w=16,
+          ),
+          p.alertCountTable(
+            'Tickets firing',
+            "This pack's alerts firing now at the ticket severity (%s), by alert. Click a row for the alert's runbook." % c.severities.ticket,
+            c.severities.ticket,
+          ),
+
+          p.row('Summary'),
+          findingsStat('Pods stuck Terminating', 'Pods past their deletion deadline (cause other than graceful), from kube_lifecycle_findings.', 'pod_terminating', notGraceful),
+          findingsStat('Pods Pending', 'Pods with no node, scheduling_gated (held on purpose) excluded.', 'pod_pending', 'cause!="scheduling_gated"'),
+          findingsStat('Image pull failures', 'Containers whose image cannot be pulled or inspected (ErrImagePull, ImagePullBackOff, ImageInspectError, InvalidImageName, ErrImageNeverPull).', 'image_pull'),
+          findingsStat('Crash-looping containers', 'Containers in CrashLoopBackOff, every cause.', 'crash_loop'),
+          findingsStat('OOMKilled crash loops', 'Containers in CrashLoopBackOff whose last run was OOMKilled: they exceed their memory limit.', 'crash_loop', 'cause="oom_killed"', cause='oom_killed'),
+          findingsStat('Container config errors', 'Containers that cannot be created or started because of their configuration (missing ConfigMap, Secret or key, runAsNonRoot, missing executable...).', 'container_config'),
+          findingsStat('Stuck ContainerCreating', 'Scheduled pods whose containers are still being created (sandbox, CNI, volume mount or attach failures).', 'container_creating'),
+          findingsStat('Namespaces Terminating', 'Namespaces deleted and not gone yet.', 'namespace_terminating'),
+          findingsStat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).', 'recreate_blocked', notGraceful),
+          findingsStat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).', 'statefulset_blocked', notGraceful),
+          findingsStat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.', 'daemonset_unscheduled'),
+          p.stat('Watches not synced', 'Resource watches (per exporter instance) that have not completed their first list: findings depending on them are missing.', 'sum(1 - %s)' % p.series('kube_lifecycle_watch_synced')) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
+          p.timeseries(
+            'Findings by anomaly',
+            'Current findings by anomaly over time, graceful Terminating pods and scheduling_gated pods excluded.' + summed,
+            [{
+              expr: p.wrap('sum by (anomaly) (', p.shardSum(['anomaly', 'cause'], p.series('kube_lifecycle_findings', 'cause!~"graceful|scheduling_gated"'))),
+              legend: '{{anomaly}}',
+            }],
+            w=24,
+          ) + p.finding('${__field.labels.anomaly}'),
+
+          p.row('Terminating pods'),
+          p.timeseries(
+            'Stuck Terminating pods by cause',
+            'Pods still Terminating past their deletion deadline, by cause (graceful excluded). node_not_ready / node_missing: lost node; containers_running: the runtime does not stop them; cleanup_pending: volumes not unmounted; finalizers: a controller holds them.',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'node', 'cause'], terminating, notGraceful), legend: '{{cause}}' }],
+          ) + p.finding('pod_terminating', p.fieldCause),
+          p.bargauge(
+            'Stuck Terminating pods by node',
+            'Stuck Terminating pods per node: many on one node usually means the node is lost or its runtime hangs.',
+            p.wrap('count by %s (' % p.byCluster(['node']), p.perObject(['namespace', 'pod', 'node'], p.series(terminating, notGraceful))),
+            '{{node}}',
+          ) + p.finding('pod_terminating'),
+          p.table(
+            'Stuck Terminating pods',
+            'Every pod Terminating past its deadline: time since the delete request and time past the deadline (deletionTimestamp). Click a namespace to open the drill-down.',
+            ['namespace', 'pod', 'node', 'cause'],
+            [age, p.ageColumn('Past deadline')],
+            [
+              p.age(['namespace', 'pod', 'node', 'cause'], terminating, notGraceful),
+              p.age(['namespace', 'pod', 'node'], 'kube_lifecycle_pod_terminating_deadline_timestamp_seconds') + ' > 0',
+            ],
+            h=9,
+            drilldown=true,
+            anomaly='pod_terminating',
+          ),
+
+          p.row('Pending pods'),
+          p.timeseries(
+            'Pending pods by cause',
+            'Pods not bound to a node, by cause: the scheduler reason that excluded the most nodes; not_scheduled means no scheduler acts on the pod, scheduling_gated is informational.',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'cause'], pending), legend: '{{cause}}' }],
+          ) + p.finding('pod_pending', p.fieldCause),
+          p.bargauge(
+            'Unschedulable pods by scheduler reason',
+            'Unschedulable pods for which the scheduler excluded at least one node for each reason (a pod counts under every reason it got).',
+            p.wrap('count by (reason) (', p.perObject(['namespace', 'pod', 'reason'], p.series('kube_lifecycle_pod_pending_unschedulable_nodes') + ' > 0')),
+            '{{reason}}',
+          ) + p.finding('pod_pending'),
+          p.table(
+            'Pending pod list',
+            'Every Pending pod with its cause and how long it has been unschedulable (or since creation, for not_scheduled and scheduling_gated).',
+            ['namespace', 'pod', 'cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'cause'], pending)],
+            drilldown=true,
+            anomaly='pod_pending',
+          ),
+
+          p.row('Image pulls'),
+          p.timeseries(
+            'Image pull failures by cause',
+            'Containers whose image cannot be pulled, by cause (not_found, unauthorized, tls, rate_limited, dns, ...).',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'registry', 'image', 'cause'], imagePull), legend: '{{cause}}' }],
+          ) + p.finding('image_pull', p.fieldCause),
+          p.timeseries(
+            'Image pull failures by registry',
+            'Containers whose image cannot be pulled, by registry host: one registry with many failures is a registry or network problem rather than a per-image one.',
+            [{
+              expr: p.wrap('count by %s (' % p.byCluster(['registry']), p.perObject(['namespace', 'pod', 'container', 'registry'], p.series(imagePull))),
+              legend: '{{registry}}',
+            }],
+          ) + p.finding('image_pull'),
+          p.table(
+            'Failing image pulls',
+            'Every container whose image cannot be pulled: image, registry, cause and time since the first failure.',
+            ['namespace', 'pod', 'container', 'node', 'image', 'registry', 'cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'container', 'node', 'image', 'registry', 'cause'], imagePull)],
+            drilldown=true,
+            anomaly='image_pull',
+          ),
+
+          p.row('Crash loops'),
+          p.timeseries(
+            'Crash-looping containers by cause',
+            'Containers in CrashLoopBackOff by the reason of their last termination; oom_killed (red) means the memory limit is too low or the process leaks.',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'cause'], crashLoop), legend: '{{cause}}' }],
+            overrides=[p.byName('oom_killed', [
+              { id: 'color', value: { mode: 'fixed', fixedColor: 'red' } },
+              { id: 'displayName', value: 'OOMKilled' },
+            ])],
+          ) + p.finding('crash_loop', p.fieldCause),
+          p.stat(
+            'OOMKilled containers',
+            'Containers in CrashLoopBackOff whose last run was OOMKilled, counted from the per-container series.',
+            count(['namespace', 'pod', 'container'], crashLoop, 'cause="oom_killed"') + ' or vector(0)',
+            h=8,
+          ) + p.finding('crash_loop', 'oom_killed'),
+          p.bargauge(
+            'Crash-looping containers by exit code',
+            'Crash-looping containers per exit code of their last termination (137: SIGKILL, often OOM; 1: application error; 127: command not found).',
+            p.wrap('count_values("code",', p.perObject(['namespace', 'pod', 'container'], p.series(exitCode))),
+            'exit {{code}}',
+            w=8,
+          ) + p.finding('crash_loop'),
+          p.table(
+            'Crash-looping container list',
+            'Every container in CrashLoopBackOff with its last termination cause (OOMKilled in red), exit code and how long it has been backing off.',
+            ['namespace', 'pod', 'container', 'node', 'cause'],
+            [age, p.numberColumn('Exit code', 'none')],
+            [
+              p.age(['namespace', 'pod', 'container', 'node', 'cause'], crashLoop),
+              p.perObject(['namespace', 'pod', 'container'], p.series(exitCode)),
+            ],
+            drilldown=true,
+            anomaly='crash_loop',
+          ),
+
+          p.row('Container configuration and creation'),
+          p.timeseries(
+            'Container config errors by cause',
+            'Containers that cannot be created or started because of their configuration, by cause (configmap_missing, secret_missing, key_missing, run_as_non_root, exec_not_found, ...).',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'cause'], configError), legend: '{{cause}}' }],
+          ) + p.finding('container_config', p.fieldCause),
+          p.timeseries(
+            'ContainerCreating pods by cause',
+            'Scheduled pods stuck in ContainerCreating, by cause (sandbox_image_pull, cni, mount_*, attach_failed, multi_attach, unknown).',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'node', 'cause'], creating), legend: '{{cause}}' }],
+          ) + p.finding('container_creating', p.fieldCause),
+          p.table(
+            'Containers with config errors',
+            'Every container that cannot be created or started, its cause and time since the first failure.',
+            ['namespace', 'pod', 'container', 'node', 'cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'container', 'node', 'cause'], configError)],
+            w=12,
+            drilldown=true,
+            anomaly='container_config',
+          ),
+          p.table(
+            'Pods stuck in ContainerCreating',
+            'Every pod stuck in ContainerCreating, its cause and time since it reached its node.',
+            ['namespace', 'pod', 'node', 'cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'node', 'cause'], creating)],
+            w=12,
+            drilldown=true,
+            anomaly='container_creating',
+          ),
+
+          p.row('Namespace deletion'),
+          p.table(
+            'Terminating namespaces',
+            'Every namespace deleted and not gone yet, with the cause from its status conditions and time since the delete request.',
+            ['namespace', 'cause'],
+            [age],
+            [p.age(['namespace', 'cause'], namespaceTerminating)],
+            w=8,
+            drilldown=true,
+            anomaly='namespace_terminating',
+          ),
+          p.bargauge(
+            'Remaining resources in Terminating namespaces',
+            'Objects per resource still in a Terminating namespace (NamespaceContentRemaining).',
+            p.perObject(['namespace', 'resource'], p.series('kube_lifecycle_namespace_remaining_resources')),
+            '{{namespace}} {{resource}}',
+            w=8,
+          ) + p.finding('namespace_terminating'),
+          p.bargauge(
+            'Remaining finalizers in Terminating namespaces',
+            'Objects in a Terminating namespace held by each finalizer (NamespaceFinalizersRemaining): the controller owning the finalizer must remove it.',
+            p.perObject(['namespace', 'finalizer'], p.series('kube_lifecycle_namespace_remaining_finalizers')),
+            '{{namespace}} {{finalizer}}',
+            w=8,
+          ) + p.finding('namespace_terminating'),
+
+          p.row('Workloads'),
+          p.timeseries(
+            'Blocked workloads',
+            'Recreate Deployments and StatefulSets blocked by a pod that is not gone (graceful excluded), and DaemonSets missing from eligible nodes.',
+            [
+              { expr: count(['namespace', 'deployment'], recreate, notGraceful), legend: 'Recreate Deployments' },
+              { expr: count(['namespace', 'statefulset'], statefulset, notGraceful), legend: 'StatefulSets' },
+              { expr: count(['namespace', 'daemonset'], daemonset), legend: 'DaemonSets' },
+            ],
+            w=24,
+            h=7,
+          ) + p.findingPerQuery(['recreate_blocked', 'statefulset_blocked', 'daemonset_unscheduled']),
+          p.table(
+            'Blocked Recreate Deployments',
+            'Recreate Deployments creating no new pods: the cause of the oldest blocking pod, how many old pods block, and time since the earliest deletion.',
+            ['namespace', 'deployment', 'cause'],
+            [age, p.numberColumn('Blocking pods')],
+            [
+              p.age(['namespace', 'deployment', 'cause'], recreate, notGraceful),
+              p.perObject(['namespace', 'deployment', 'cause'], p.series('kube_lifecycle_deployment_recreate_blocking_pods', notGraceful)),
+            ],
+            w=8,
+            drilldown=true,
+            anomaly='recreate_blocked',
+          ),
+          p.table(
+            'Blocked StatefulSets',
+            'StatefulSets that cannot recreate an ordinal: the oldest stuck pod, its cause, the number of blocking pods and time since the earliest deletion.',
+            ['namespace', 'statefulset', 'pod', 'cause'],
+            [age, p.numberColumn('Blocking pods')],
+            [
+              p.age(['namespace', 'statefulset', 'pod', 'cause'], statefulset, notGraceful),
+              p.perObject(['namespace', 'statefulset', 'cause'], p.series('kube_lifecycle_statefulset_blocking_pods', notGraceful)),
+            ],
+            w=8,
+            drilldown=true,
+            anomaly='statefulset_blocked',
+          ),
+          p.table(
+            'Unscheduled DaemonSets',
+            'DaemonSets missing from eligible Ready nodes: cause (host_port_conflict or unknown), the number of nodes without a pod, and how long.',
+            ['namespace', 'daemonset', 'cause'],
+            [age, p.numberColumn('Nodes without a pod')],
+            [
+              p.age(['namespace', 'daemonset', 'cause'], daemonset),
+              p.perObject(['namespace', 'daemonset', 'cause'], p.series('kube_lifecycle_daemonset_unscheduled_nodes')),
+            ],
+            w=8,
+            drilldown=true,
+            anomaly='daemonset_unscheduled',
+          ),
+
+          p.row('Lifecycle durations'),
+          p.heatmap(
+            'Pod deletion duration heatmap',
+            "Distribution of the time from a pod's deletion request to the object being gone (kube_lifecycle_pod_terminating_duration_seconds), observations per second per bucket. Only transitions the exporter saw while running count.",
+            'kube_lifecycle_pod_terminating_duration_seconds',
+          ),
+          p.percentiles(
+            'Pod deletion duration percentiles',
+            "p50, p90, p99 and mean of the time from a pod's deletion request to the object being gone, from kube_lifecycle_pod_terminating_duration_seconds over the rate interval.",
+            'kube_lifecycle_pod_terminating_duration_seconds',
+          ),
+          p.heatmap(
+            'Pod scheduling duration heatmap',
+            "Distribution of the time from a pod's creation to PodScheduled=True (kube_lifecycle_pod_scheduling_latency_seconds), observations per second per bucket. Only transitions the exporter saw while running count.",
+            'kube_lifecycle_pod_scheduling_latency_seconds',
+          ),
+          p.percentiles(
+            'Pod scheduling duration percentiles',
+            "p50, p90, p99 and mean of the time from a pod's creation to PodScheduled=True, from kube_lifecycle_pod_scheduling_latency_seconds over the rate interval.",
+            'kube_lifecycle_pod_scheduling_latency_seconds',
+          ),
+          p.heatmap(
+            'Pod startup duration heatmap',
+            "Distribution of the time from a pod's creation to its first Ready=True (kube_lifecycle_pod_startup_duration_seconds), observations per second per bucket. Only transitions the exporter saw while running count.",
+            'kube_lifecycle_pod_startup_duration_seconds',
+          ),
+          p.percentiles(
+            'Pod startup duration percentiles',
+            "p50, p90, p99 and mean of the time from a pod's creation to its first Ready=True, from kube_lifecycle_pod_startup_duration_seconds over the rate interval.",
+            'kube_lifecycle_pod_startup_duration_seconds',
+          ),
+          p.heatmap(
+            'Namespace deletion duration heatmap',
+            "Distribution of the time from a namespace's deletion request to the namespace being gone (kube_lifecycle_namespace_terminating_duration_seconds), observations per second per bucket. Only transitions the exporter saw while running count.",
+            'kube_lifecycle_namespace_terminating_duration_seconds',
+          ),
+          p.percentiles(
+            'Namespace deletion duration percentiles',
+            "p50, p90, p99 and mean of the time from a namespace's deletion request to the namespace being gone, from kube_lifecycle_namespace_terminating_duration_seconds over the rate interval.",
+            'kube_lifecycle_namespace_terminating_duration_seconds',
+          ),
+          p.timeseries(
+            'Pod deletion p90 by cause',
+            "90th percentile of the time from a pod's deletion request to its removal, by the Terminating cause at removal (graceful is the normal case).",
+            [{
+              expr: 'histogram_quantile(0.9, %s)' % p.wrap(
+                'sum by %s (' % p.byCluster(['cause', 'le']),
+                'rate(%s[$__rate_interval])' % p.series('kube_lifecycle_pod_terminating_duration_seconds_bucket'),
+              ),
+              legend: '{{cause}} ' + p.clusterLegend,
+            }],
+            w=24,
+            unit='s',
+            style='lines',
+          ),
+
+          p.row('Exporter health', collapsed=true, panels=[
+            p.stat(
+              'Exporter targets up',
+              "Scrape targets of the selected exporter jobs that are up (Prometheus' up series); red when none is.",
+              'sum(up{%s, %s})' % [p.clusterMatcher, job],
+              h=7,
+              steps=[['red', null], ['green', 1]],
+            ) + p.links([p.runbookLink('KubeLifecycleExporterDown')]),
+            p.timeseries(
+              'Exporter up',
+              'Whether Prometheus could scrape each exporter instance (1) or not (0).',
+              [{ expr: 'max by %s (up{%s, %s})' % [p.byCluster(target), p.clusterMatcher, job], legend: '{{instance}} ' + p.clusterLegend }],
+              w=10,
+              h=7,
+              unit='bool_yes_no',
+              style='lines',
+              max=1,
+            ) + p.links([p.runbookLink('KubeLifecycleExporterDown')]),
+            p.timeseries(
+              'Watch synced per resource',
+              'Whether each resource watch has completed its first list (1) or not (0). Unsynced watches mean missing findings.',
+              [{ expr: 'min by %s (%s)' % [p.byCluster(target + ['resource']), own('kube_lifecycle_watch_synced')], legend: '{{resource}} {{instance}}' }],
+              w=10,
+              h=7,
+              unit='bool_yes_no',
+              style='lines',
+              max=1,
+            ) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
+            p.timeseries(
+              'Objects held by resource',
+              "Objects of each resource held in the exporter's model.",
+              [{ expr: 'max by %s (%s)' % [p.byCluster(target + ['resource']), own('kube_lifecycle_watch_objects')], legend: '{{resource}} {{instance}}' }],
+              style='lines',
+            ),
+            p.timeseries(
+              'Watch events rate',
+              'Objects applied to the model per second, by resource and type (listed, applied, deleted).',
+              [{
+                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'type']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_events_total')),
+                legend: '{{resource}} {{type}} {{instance}}',
+              }],
+              unit='ops',
+              style='lines',
+            ),
+            p.timeseries(
+              'Watch errors by reason',
+              'Errors from the API server while listing or watching, per second, by resource and reason (forbidden, unauthorized, expired, connection, ...).',
+              [{
+                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'reason']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_errors_total')),
+                legend: '{{resource}} {{reason}} {{instance}}',
+              }],
+              unit='ops',
+              style='lines',
+            ) + p.links([p.runbookLink('KubeLifecycleWatchErrors')]),
+            p.timeseries(
+              'Watch restarts',
+              'Times a watch had to list again after its first sync (its resume point expired: 410 Gone), per rate interval.',
+              [{
+                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource']), 'increase(%s[$__rate_interval])' % own('kube_lifecycle_watch_restarts_total')),
+                legend: '{{resource}} {{instance}}',
+              }],
+              style='bars',
+            ) + p.links([p.runbookLink('KubeLifecycleWatchRestarting')]),
+            p.timeseries(
+              'Time since last watch event',
+              'Time since the last list or watch event of each resource was applied; a steadily growing value on a busy resource means the watch is stuck.',
+              [{
+                expr: p.wrap('max by %s (' % p.byCluster(target + ['resource']), 'time() - ' + own('kube_lifecycle_watch_last_event_timestamp_seconds')),
+                legend: '{{resource}} {{instance}}',
+              }],
+              unit='s',
+              style='lines',
+            ),
+            p.timeseries(
+              'Scrape render duration',
+              'Time the previous /metrics response took to render, per exporter instance.',
+              [{ expr: 'max by %s (%s)' % [p.byCluster(target), own('kube_lifecycle_scrape_render_duration_seconds')], legend: '{{instance}} ' + p.clusterLegend }],
+              unit='s',
+              style='lines',
+            ),
+            p.table(
+              'Exporter versions',
+              'Exporter instances by version (kube_lifecycle_build_info).',
+              ['job', 'instance', 'version'],
+              [p.numberColumn('Instances')],
+              ['count by %s (%s)' % [p.byCluster(target + ['version']), own('kube_lifecycle_build_info')]],
+              h=6,
+            ),
+          ]),
+        ],
+      )
+    ),
+  },
+}
