@@ -117,6 +117,9 @@ prometheusScrape: true
 releaseNamespace: true
 dashboards:
   namespace: grafana
+prometheus:
+  monitor:
+    jobLabel: \"\"
 ",
     },
     Variant {
@@ -143,6 +146,7 @@ prometheus:
       release: kube-prometheus-stack
     annotations:
       example.com/owner: platform
+    jobLabel: team
 prometheusRule:
   additionalLabels:
     release: kube-prometheus-stack
@@ -1390,12 +1394,15 @@ fn the_scrape_reaches_the_exporter_s_port_as_the_job_the_alerts_select() {
             "{what}"
         );
 
-        // The job: the value of the Service's jobLabel label; KubeLifecycleExporterDown
-        // selects it, unless told another selector.
-        let job_label = monitor["spec"]["jobLabel"].as_str().expect("jobLabel");
-        let job = service["metadata"]["labels"][job_label]
-            .as_str()
-            .unwrap_or_else(|| panic!("{what}: the Service has no {job_label} label"));
+        // The job: the value of the Service's jobLabel label (without one, the
+        // operator names it after the Service); KubeLifecycleExporterDown selects
+        // it, unless told another selector.
+        let job = match monitor["spec"].get("jobLabel") {
+            Some(label) => service["metadata"]["labels"][label.as_str().unwrap()]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: the Service has no {label} label")),
+            None => service["metadata"]["name"].as_str().unwrap(),
+        };
         let rules = rendered.find("PrometheusRule");
         let Some(rule) = rules.first() else { continue };
         let down = rule["spec"]["groups"]
@@ -1653,6 +1660,10 @@ fn values_with_a_typo_or_a_wrong_type_are_refused() {
         (
             "webConfig:\n  enabled: true\n",
             "webConfig.enabled needs webConfig.existingSecret",
+        ),
+        (
+            "prometheus:\n  monitor:\n    jobLabel: team\n",
+            "prometheus.monitor.jobLabel: the Service has no label team",
         ),
     ];
     let request: Vec<Value> = cases

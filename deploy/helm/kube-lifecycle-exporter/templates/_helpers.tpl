@@ -104,9 +104,25 @@ http
 {{- end -}}
 {{- end -}}
 
-{{/* The job the ServiceMonitor gives the exporter's targets, as a selector. */}}
+{{/*
+The exporter's targets as the alerts select them: prometheusRule.exporterSelector,
+else the job the ServiceMonitor names them with, the value of the Service's label
+prometheus.monitor.jobLabel (without one, the operator takes the Service's name).
+*/}}
 {{- define "kube-lifecycle-exporter.exporterSelector" -}}
-{{- default (printf "job=%q" (include "kube-lifecycle-exporter.name" .)) .Values.prometheusRule.exporterSelector -}}
+{{- if .Values.prometheusRule.exporterSelector -}}
+{{- .Values.prometheusRule.exporterSelector -}}
+{{- else -}}
+{{- $jobLabel := .Values.prometheus.monitor.jobLabel -}}
+{{- $job := include "kube-lifecycle-exporter.fullname" . -}}
+{{- if $jobLabel -}}
+{{- $job = get (include "kube-lifecycle-exporter.labels" . | fromYaml) $jobLabel -}}
+{{- if not $job -}}
+{{- fail (printf "prometheus.monitor.jobLabel: the Service has no label %s (add it with customLabels), or set prometheusRule.exporterSelector" $jobLabel) -}}
+{{- end -}}
+{{- end -}}
+{{- printf "job=%q" $job -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
