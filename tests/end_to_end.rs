@@ -149,9 +149,13 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
     let incidents: Vec<Value> = example_objects()
         .into_iter()
         .chain(
-            [("shop", "checkout-1"), ("billing", "checkout-2"), ("billing", "checkout-3")]
-                .into_iter()
-                .map(|(namespace, name)| unauthorized_pull(namespace, name)),
+            [
+                ("shop", "checkout-1"),
+                ("billing", "checkout-2"),
+                ("billing", "checkout-3"),
+            ]
+            .into_iter()
+            .map(|(namespace, name)| unauthorized_pull(namespace, name)),
         )
         .collect();
     for object in &incidents {
