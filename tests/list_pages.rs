@@ -41,7 +41,7 @@ type Events = futures::stream::BoxStream<'static, watcher::Result<Event<Watched<
 
 async fn pods(server: &FakeApiServer, page_size: u32) -> Events {
     let client = client(server).await;
-    let api = Api::<Watched<Pod>>::namespaced(client.clone(), NAMESPACE);
+    let api = Api::<Watched<Pod>>::namespaced_with(client.clone(), NAMESPACE, &());
     let params = Params {
         field_selector: None,
         timeout: None,

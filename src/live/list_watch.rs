@@ -22,7 +22,8 @@ use kube::runtime::watcher;
 use kube::{Api, Client};
 
 use super::pages::Pages;
-use super::resources::{Slim, Watched};
+use super::resources::Watched;
+use crate::model::Slim;
 
 /// What a list-watch asks of the server.
 #[derive(Debug, Clone)]

@@ -37,8 +37,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::list_watch::Params;
-use super::resources::{Slim, Watched};
+use super::resources::Watched;
 use super::skim;
+use crate::model::Slim;
 
 /// One page of a list: its objects and where the list goes on.
 #[derive(Debug, Deserialize)]

@@ -1,119 +1,19 @@
-//! The slim kinds as the exporter lists and watches them. [`Watched`] decodes
-//! straight into the model's type, so no whole object is ever held; the
-//! list-watch reads the resourceVersion from the slim type's own metadata.
+//! The kinds as kube's `Api` reads them. [`Watched`] decodes straight into the
+//! model's type ([`Slim`]), so no whole object is ever held; the list-watch
+//! reads the resourceVersion from the slim type's own metadata. Where each
+//! kind is served comes from the model's table of kinds.
 
 use std::borrow::Cow;
-use std::fmt::Debug;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
-use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use kube::core::DynamicResourceScope;
+use kube::{Api, Client};
+use serde::de::{Deserialize, Deserializer};
 
-use crate::model::{
-    CoreEvent, DaemonSet, Deployment, Event, Kind, Meta, Name, Namespace, Node, Object, Pod,
-    ReplicaSet, StatefulSet,
-};
+use crate::model::{Object, Slim};
 
-/// A model type the exporter watches.
-pub trait Slim: DeserializeOwned + Clone + Debug + Send + Sync + 'static {
-    const KIND: Kind;
-    const GROUP: &'static str;
-    const VERSION: &'static str;
-    const PLURAL: &'static str;
-    type Scope;
-
-    fn meta(&self) -> (&str, &str, &str);
-    fn into_object(self) -> Object;
-}
-
-/// Name, namespace and resourceVersion.
-fn parts<L>(m: &Meta<L>) -> (&str, &str, &str) {
-    (&m.name, &m.namespace, &m.resource_version)
-}
-
-macro_rules! slim {
-    ($ty:ty, $kind:ident, $group:literal, $version:literal, $plural:literal, $scope:ty, |$o:ident| $into:expr) => {
-        impl Slim for $ty {
-            const KIND: Kind = Kind::$kind;
-            const GROUP: &'static str = $group;
-            const VERSION: &'static str = $version;
-            const PLURAL: &'static str = $plural;
-            type Scope = $scope;
-
-            fn meta(&self) -> (&str, &str, &str) {
-                parts(&self.metadata)
-            }
-
-            fn into_object(self) -> Object {
-                let mut $o = self;
-                // The resourceVersion is the watcher's business, not the model's.
-                $o.metadata.resource_version = Name::default();
-                $into
-            }
-        }
-    };
-}
-
-slim!(Pod, Pod, "", "v1", "pods", NamespaceResourceScope, |o| {
-    Object::Pod(o)
-});
-slim!(Node, Node, "", "v1", "nodes", ClusterResourceScope, |o| {
-    Object::Node(o)
-});
-slim!(
-    Namespace,
-    Namespace,
-    "",
-    "v1",
-    "namespaces",
-    ClusterResourceScope,
-    |o| Object::Namespace(o)
-);
-slim!(
-    Deployment,
-    Deployment,
-    "apps",
-    "v1",
-    "deployments",
-    NamespaceResourceScope,
-    |o| Object::Deployment(o)
-);
-slim!(
-    ReplicaSet,
-    ReplicaSet,
-    "apps",
-    "v1",
-    "replicasets",
-    NamespaceResourceScope,
-    |o| Object::ReplicaSet(o)
-);
-slim!(
-    StatefulSet,
-    StatefulSet,
-    "apps",
-    "v1",
-    "statefulsets",
-    NamespaceResourceScope,
-    |o| Object::StatefulSet(o)
-);
-slim!(
-    DaemonSet,
-    DaemonSet,
-    "apps",
-    "v1",
-    "daemonsets",
-    NamespaceResourceScope,
-    |o| Object::DaemonSet(o)
-);
-slim!(
-    CoreEvent,
-    Event,
-    "",
-    "v1",
-    "events",
-    NamespaceResourceScope,
-    |o| Object::Event(Event::from(o))
-);
+/// Objects per list page, client-go's default.
+pub const PAGE_SIZE: u32 = 500;
 
 /// A slim object as received from a list or watch. It is a `kube::Resource`
 /// only so that `Api` can build its URLs; its kube `ObjectMeta` is empty
@@ -149,22 +49,23 @@ impl<'de, T: Slim> Deserialize<'de> for Watched<T> {
 
 impl<T: Slim> kube::Resource for Watched<T> {
     type DynamicType = ();
-    type Scope = T::Scope;
+    // The scope is the kind table's to say, at run time ([`api`]).
+    type Scope = DynamicResourceScope;
 
     fn kind(_: &()) -> Cow<'_, str> {
         Cow::Borrowed(T::KIND.as_str())
     }
 
     fn group(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(T::GROUP)
+        Cow::Borrowed(T::KIND.group())
     }
 
     fn version(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(T::VERSION)
+        Cow::Borrowed(T::KIND.version())
     }
 
     fn plural(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed(T::PLURAL)
+        Cow::Borrowed(T::KIND.plural())
     }
 
     fn meta(&self) -> &ObjectMeta {
@@ -178,37 +79,19 @@ impl<T: Slim> kube::Resource for Watched<T> {
     }
 }
 
-/// The plural resource name of a kind, as RBAC rules and URLs spell it.
-pub fn plural(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Pod => Pod::PLURAL,
-        Kind::Node => Node::PLURAL,
-        Kind::Namespace => Namespace::PLURAL,
-        Kind::Deployment => Deployment::PLURAL,
-        Kind::ReplicaSet => ReplicaSet::PLURAL,
-        Kind::StatefulSet => StatefulSet::PLURAL,
-        Kind::DaemonSet => DaemonSet::PLURAL,
-        Kind::Event => CoreEvent::PLURAL,
-    }
-}
-
-/// The API group of a kind (`""` for core).
-pub fn group(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Pod => Pod::GROUP,
-        Kind::Node => Node::GROUP,
-        Kind::Namespace => Namespace::GROUP,
-        Kind::Deployment => Deployment::GROUP,
-        Kind::ReplicaSet => ReplicaSet::GROUP,
-        Kind::StatefulSet => StatefulSet::GROUP,
-        Kind::DaemonSet => DaemonSet::GROUP,
-        Kind::Event => CoreEvent::GROUP,
+/// The `Api` of a kind: in `namespace` when given and the kind is namespaced,
+/// else across the cluster.
+pub fn api<T: Slim>(client: Client, namespace: Option<&str>) -> Api<Watched<T>> {
+    match namespace {
+        Some(namespace) if T::KIND.is_namespaced() => Api::namespaced_with(client, namespace, &()),
+        _ => Api::all_with(client, &()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{DaemonSet, Pod};
     use kube::Resource;
 
     #[test]

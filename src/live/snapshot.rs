@@ -1,18 +1,12 @@
 //! One list of everything the diagnosis reads, page by page, into a fresh model:
 //! what `kubectl lifecycle diagnose` runs instead of watching.
 
-use k8s_openapi::NamespaceResourceScope;
+use futures::future::LocalBoxFuture;
 use kube::Client;
 use kube::api::{Api, ListParams};
 
-use super::resources::{Slim, Watched, plural};
-use super::watch::WATCHED_KINDS;
-use crate::model::{
-    Cluster, CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Pod, ReplicaSet, StatefulSet,
-};
-
-/// Objects per list request; the API server answers with `continue` tokens.
-pub const PAGE_SIZE: u32 = 500;
+use super::resources::{PAGE_SIZE, Watched, api};
+use crate::model::{Cluster, Kind, KindVisitor, Slim};
 
 /// How far a listing has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,87 +35,41 @@ pub async fn list_cluster(
     mut progress: impl FnMut(Progress),
 ) -> Result<Cluster, ListError> {
     let mut cluster = Cluster::new();
-    for kind in WATCHED_KINDS {
-        let selector = (kind == Kind::Event).then_some("type=Warning");
-        let report = &mut progress;
-        match kind {
-            Kind::Node => {
-                let api: Api<Watched<Node>> = Api::all(client.clone());
-                list_into(&api, None, &mut cluster, report).await?
-            }
-            Kind::Namespace => {
-                let api: Api<Watched<Namespace>> = Api::all(client.clone());
-                // With -n, only that namespace's own object matters.
-                let by_name = namespace.map(|n| format!("metadata.name={n}"));
-                list_into(&api, by_name.as_deref(), &mut cluster, report).await?
-            }
-            Kind::Pod => {
-                list_into(
-                    &scoped::<Pod>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-            Kind::Deployment => {
-                list_into(
-                    &scoped::<Deployment>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-            Kind::ReplicaSet => {
-                list_into(
-                    &scoped::<ReplicaSet>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-            Kind::StatefulSet => {
-                list_into(
-                    &scoped::<StatefulSet>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-            Kind::DaemonSet => {
-                list_into(
-                    &scoped::<DaemonSet>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-            Kind::Event => {
-                list_into(
-                    &scoped::<CoreEvent>(client, namespace),
-                    selector,
-                    &mut cluster,
-                    report,
-                )
-                .await?
-            }
-        }
+    for kind in Kind::watch_order() {
+        let selector = match kind {
+            Kind::Event => Some("type=Warning".to_string()),
+            // With -n, only that namespace's own object matters.
+            Kind::Namespace => namespace.map(|n| format!("metadata.name={n}")),
+            _ => None,
+        };
+        kind.visit(ListInto {
+            client,
+            namespace,
+            selector: selector.as_deref(),
+            cluster: &mut cluster,
+            progress: &mut progress,
+        })
+        .await?;
         cluster.mark_listed(kind);
     }
     Ok(cluster)
 }
 
-fn scoped<T: Slim<Scope = NamespaceResourceScope>>(
-    client: &Client,
-    namespace: Option<&str>,
-) -> Api<Watched<T>> {
-    match namespace {
-        Some(namespace) => Api::namespaced(client.clone(), namespace),
-        None => Api::all(client.clone()),
+/// Lists one kind, with its type, into the model.
+struct ListInto<'a, P> {
+    client: &'a Client,
+    namespace: Option<&'a str>,
+    selector: Option<&'a str>,
+    cluster: &'a mut Cluster,
+    progress: &'a mut P,
+}
+
+impl<'a, P: FnMut(Progress)> KindVisitor for ListInto<'a, P> {
+    type Output = LocalBoxFuture<'a, Result<(), ListError>>;
+
+    fn visit<T: Slim>(self) -> Self::Output {
+        let api = api::<T>(self.client.clone(), self.namespace);
+        Box::pin(async move { list_into(&api, self.selector, self.cluster, self.progress).await })
     }
 }
 
@@ -130,11 +78,8 @@ async fn list_into<T: Slim>(
     field_selector: Option<&str>,
     cluster: &mut Cluster,
     progress: &mut impl FnMut(Progress),
-) -> Result<(), ListError>
-where
-    Watched<T>: kube::Resource<DynamicType = ()>,
-{
-    let resource = plural(T::KIND);
+) -> Result<(), ListError> {
+    let resource = T::KIND.plural();
     let mut params = ListParams::default().limit(PAGE_SIZE);
     if let Some(selector) = field_selector {
         params = params.fields(selector);

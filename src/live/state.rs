@@ -11,7 +11,6 @@ use parking_lot::{Mutex, RwLock};
 use crate::diagnosis::{self, Finding, Settings};
 use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
 
-use super::resources::plural;
 use super::shard::Shard;
 use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
 use super::transitions::{Observation, Transitions};
@@ -78,7 +77,7 @@ impl LiveState {
                 .telemetry
                 .watch_synced
                 .get_or_create(&ResourceLabel {
-                    resource: plural(*kind),
+                    resource: kind.plural(),
                 })
                 .set(0);
         }
@@ -93,7 +92,7 @@ impl LiveState {
                 .telemetry
                 .watch_synced
                 .get_or_create(&ResourceLabel {
-                    resource: plural(kind),
+                    resource: kind.plural(),
                 })
                 .set(1);
         }
@@ -111,7 +110,7 @@ impl LiveState {
                 self.telemetry
                     .watch_synced
                     .get_or_create(&ResourceLabel {
-                        resource: plural(kind),
+                        resource: kind.plural(),
                     })
                     .set(0);
             }
@@ -251,7 +250,7 @@ impl LiveState {
     /// list did not name is gone. Pods and namespaces among them completed
     /// their deletion while the watch was down, recorded as observed now.
     pub fn relisted(&self, kind: Kind, scope: &Scope, listing: Listing) {
-        let resource = plural(kind);
+        let resource = kind.plural();
         let count = listing.objects;
         let observations = {
             let mut cluster = self.cluster.write();
@@ -360,7 +359,7 @@ impl LiveState {
     }
 
     fn counted(&self, kind: Kind, r#type: &'static str) {
-        let resource = plural(kind);
+        let resource = kind.plural();
         self.telemetry
             .watch_events
             .get_or_create(&EventLabels { resource, r#type })
@@ -373,7 +372,7 @@ impl LiveState {
         self.telemetry
             .watch_last_event
             .get_or_create(&ResourceLabel {
-                resource: plural(kind),
+                resource: kind.plural(),
             })
             .set(seconds);
     }
@@ -381,7 +380,7 @@ impl LiveState {
     /// Records a watch error; returns whether it differs from the previous one
     /// of that watch (so the caller logs a persisting error once).
     pub fn errored(&self, kind: Kind, scope: &Scope, reason: &'static str, message: &str) -> bool {
-        self.telemetry.error(plural(kind), reason);
+        self.telemetry.error(kind.plural(), reason);
         let mut last = self.last_error.lock();
         let key = (kind, scope.clone());
         let new = last.get(&key).is_none_or(|m| m != message);

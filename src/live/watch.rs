@@ -7,19 +7,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::StreamExt;
-use k8s_openapi::NamespaceResourceScope;
 use kube::runtime::WatchStreamExt;
 // `{self}` imports the module alone: this file has a function `watcher`.
 use kube::runtime::watcher::{self};
 use kube::{Api, Client};
 use tokio::task::JoinHandle;
 
-use crate::model::{
-    CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Pod, ReplicaSet, StatefulSet,
-};
+use crate::model::{Kind, KindVisitor, Slim};
 
 use super::list_watch::{self, Event};
-use super::resources::{Slim, Watched, group, plural};
+use super::resources::{PAGE_SIZE, Watched, api};
 use super::shard::Shard;
 use super::state::{Listing, LiveState, Scope};
 
@@ -37,21 +34,6 @@ pub struct WatchOptions {
     pub watch_timeout: Option<std::time::Duration>,
 }
 
-/// The kinds the exporter watches, in the order it starts them.
-pub const WATCHED_KINDS: [Kind; 8] = [
-    Kind::Node,
-    Kind::Namespace,
-    Kind::Pod,
-    Kind::Deployment,
-    Kind::ReplicaSet,
-    Kind::StatefulSet,
-    Kind::DaemonSet,
-    Kind::Event,
-];
-
-/// Objects per list page, client-go's default.
-const PAGE_SIZE: u32 = 500;
-
 /// What a list-watch does with a resource: one list, then watches.
 /// Nothing is read by name, so RBAC needs no `get`.
 pub const VERBS: [&str; 2] = ["list", "watch"];
@@ -60,9 +42,8 @@ pub const VERBS: [&str; 2] = ["list", "watch"];
 /// (`""` is the core group). The ClusterRole in `deploy/` grants [`VERBS`] on
 /// exactly these; tests/deploy.rs checks it.
 pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
-    WATCHED_KINDS
-        .iter()
-        .map(|kind| (group(*kind), plural(*kind)))
+    Kind::watch_order()
+        .map(|kind| (kind.group(), kind.plural()))
         .collect()
 }
 
@@ -73,23 +54,22 @@ pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
 /// `--namespace` ones it owns, or, without that list, whichever exist (started as
 /// they appear; see [`spawn_all`]), so no shard decodes another shard's objects.
 pub fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
-    WATCHED_KINDS
-        .iter()
+    Kind::watch_order()
         .flat_map(|kind| {
             if !kind.is_namespaced() {
-                vec![(*kind, None)]
+                vec![(kind, None)]
             } else if options.namespaces.is_empty() {
                 if options.shard.is_sharded() {
                     vec![]
                 } else {
-                    vec![(*kind, None)]
+                    vec![(kind, None)]
                 }
             } else {
                 options
                     .namespaces
                     .iter()
                     .filter(|ns| options.shard.owns(ns))
-                    .map(|ns| (*kind, Some(ns.clone())))
+                    .map(|ns| (kind, Some(ns.clone())))
                     .collect()
             }
         })
@@ -160,65 +140,30 @@ fn spawn_one(
             .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32),
         page_size: PAGE_SIZE,
     };
-    let keep = keep_namespace(kind, options);
-    let (client, state) = (client.clone(), state.clone());
-    match kind {
-        Kind::Node => tokio::spawn(run(
-            Api::<Watched<Node>>::all(client),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Namespace => tokio::spawn(run(
-            Api::<Watched<Namespace>>::all(client),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Pod => tokio::spawn(run(
-            namespaced::<Pod>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Deployment => tokio::spawn(run(
-            namespaced::<Deployment>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::ReplicaSet => tokio::spawn(run(
-            namespaced::<ReplicaSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::StatefulSet => tokio::spawn(run(
-            namespaced::<StatefulSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::DaemonSet => tokio::spawn(run(
-            namespaced::<DaemonSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Event => tokio::spawn(run(
-            namespaced::<CoreEvent>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
+    kind.visit(Spawn {
+        client: client.clone(),
+        state: state.clone(),
+        config,
+        keep: keep_namespace(kind, options),
+        scope,
+    })
+}
+
+/// Starts the watch task of one kind, with its type.
+struct Spawn {
+    client: Client,
+    state: Arc<LiveState>,
+    config: list_watch::Params,
+    keep: Option<Vec<String>>,
+    scope: Scope,
+}
+
+impl KindVisitor for Spawn {
+    type Output = JoinHandle<()>;
+
+    fn visit<T: Slim>(self) -> JoinHandle<()> {
+        let api = api::<T>(self.client, self.scope.as_deref());
+        tokio::spawn(run(api, self.config, self.state, self.scope, self.keep))
     }
 }
 
@@ -256,7 +201,7 @@ async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: Watch
                 continue;
             }
             let scope = Some(namespace.clone());
-            let kinds = WATCHED_KINDS.into_iter().filter(|k| k.is_namespaced());
+            let kinds = Kind::watch_order().filter(|k| k.is_namespaced());
             state.add_watches(kinds.clone().map(|k| (k, scope.clone())));
             let tasks = kinds
                 .map(|kind| spawn_one(&client, &state, &options, kind, scope.clone()))
@@ -265,16 +210,6 @@ async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: Watch
             running.insert(namespace, tasks);
         }
         state.namespaces_followed();
-    }
-}
-
-fn namespaced<T: Slim<Scope = NamespaceResourceScope>>(
-    client: Client,
-    scope: &Scope,
-) -> Api<Watched<T>> {
-    match scope {
-        Some(namespace) => Api::namespaced(client, namespace),
-        None => Api::all(client),
     }
 }
 
@@ -293,7 +228,7 @@ async fn run<T: Slim>(
 ) where
     Watched<T>: kube::Resource<DynamicType = ()>,
 {
-    let resource = plural(T::KIND);
+    let resource = T::KIND.plural();
     tracing::debug!(
         resource,
         namespace = scope.as_deref(),
@@ -378,16 +313,16 @@ pub fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
 
 fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
     let (reason, verb) = classify(err);
-    let resource = plural(kind);
+    let resource = kind.plural();
     let message = err.to_string();
     let first = state.errored(kind, scope, reason, &message);
     let namespace = scope.as_deref();
     match (reason, first) {
         ("forbidden", true) => {
-            let api_group = if group(kind).is_empty() {
+            let api_group = if kind.group().is_empty() {
                 "\"\" (core)"
             } else {
-                group(kind)
+                kind.group()
             };
             tracing::error!(
                 resource,

@@ -5,10 +5,12 @@
 
 mod deferred;
 mod event;
+mod kind;
 mod meta;
 mod name;
 mod namespace;
 mod node;
+mod object;
 mod pod;
 mod pod_wire;
 mod time;
@@ -26,6 +28,7 @@ use foldhash::HashMap;
 
 pub use deferred::UNPARSED;
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
+pub use kind::Kind;
 pub(crate) use meta::nullable;
 pub use meta::{
     Condition, ConditionStatus, Labels, List, Meta, NotKept, ObjectKey, OwnerReference, Time,
@@ -33,6 +36,7 @@ pub use meta::{
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
+pub use object::{KindVisitor, Object, Slim};
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
@@ -45,110 +49,6 @@ pub use workload::{
     PodTemplate, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
     Toleration,
 };
-
-/// The kinds the model holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Pod,
-    Node,
-    Namespace,
-    Deployment,
-    ReplicaSet,
-    StatefulSet,
-    DaemonSet,
-    Event,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::Pod,
-        Kind::Node,
-        Kind::Namespace,
-        Kind::Deployment,
-        Kind::ReplicaSet,
-        Kind::StatefulSet,
-        Kind::DaemonSet,
-        Kind::Event,
-    ];
-
-    /// The `kind` as the API spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Pod => "Pod",
-            Kind::Node => "Node",
-            Kind::Namespace => "Namespace",
-            Kind::Deployment => "Deployment",
-            Kind::ReplicaSet => "ReplicaSet",
-            Kind::StatefulSet => "StatefulSet",
-            Kind::DaemonSet => "DaemonSet",
-            Kind::Event => "Event",
-        }
-    }
-
-    pub fn is_namespaced(self) -> bool {
-        !matches!(self, Kind::Node | Kind::Namespace)
-    }
-}
-
-impl std::fmt::Display for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One object of a kind the model holds. Objects only pass through on their
-/// way into the model, so the size difference between kinds costs nothing held.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[allow(clippy::large_enum_variant)]
-pub enum Object {
-    Pod(Pod),
-    Node(Node),
-    Namespace(Namespace),
-    Deployment(Deployment),
-    ReplicaSet(ReplicaSet),
-    StatefulSet(StatefulSet),
-    DaemonSet(DaemonSet),
-    Event(Event),
-}
-
-impl Object {
-    pub fn kind(&self) -> Kind {
-        match self {
-            Object::Pod(_) => Kind::Pod,
-            Object::Node(_) => Kind::Node,
-            Object::Namespace(_) => Kind::Namespace,
-            Object::Deployment(_) => Kind::Deployment,
-            Object::ReplicaSet(_) => Kind::ReplicaSet,
-            Object::StatefulSet(_) => Kind::StatefulSet,
-            Object::DaemonSet(_) => Kind::DaemonSet,
-            Object::Event(_) => Kind::Event,
-        }
-    }
-
-    /// The uid of a pod or namespace: what tells a recreated object from the
-    /// one it replaced.
-    pub fn uid(&self) -> Option<&Uid> {
-        match self {
-            Object::Pod(o) => Some(&o.metadata.uid),
-            Object::Namespace(o) => Some(&o.metadata.uid),
-            _ => None,
-        }
-    }
-
-    /// Namespace and name (namespace empty for cluster-scoped kinds).
-    pub fn key(&self) -> ObjectKey {
-        match self {
-            Object::Pod(o) => ObjectKey::from(&o.metadata),
-            Object::Node(o) => ObjectKey::new("", o.metadata.name.clone()),
-            Object::Namespace(o) => ObjectKey::new("", o.metadata.name.clone()),
-            Object::Deployment(o) => ObjectKey::from(&o.metadata),
-            Object::ReplicaSet(o) => ObjectKey::from(&o.metadata),
-            Object::StatefulSet(o) => ObjectKey::from(&o.metadata),
-            Object::DaemonSet(o) => ObjectKey::from(&o.metadata),
-            Object::Event(o) => o.key.clone(),
-        }
-    }
-}
 
 /// A controller as named in its dependents' `ownerReferences`: namespace,
 /// kind and name. It holds the dependent's namespace and its shared controller

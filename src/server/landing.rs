@@ -5,7 +5,6 @@ use jiff::Timestamp;
 
 use crate::age;
 use crate::diagnosis::{Anomaly, Finding};
-use crate::live::resources::plural;
 use crate::model::Kind;
 use crate::output::RunbookLinks;
 
@@ -69,7 +68,7 @@ pub fn render(page: &Page) -> String {
         };
         html.push_str(&format!(
             "<tr><td>{}</td><td>{state}</td><td>{count}</td></tr>\n",
-            plural(*kind)
+            kind.plural()
         ));
     }
     html.push_str("</table>\n");
@@ -79,7 +78,7 @@ pub fn render(page: &Page) -> String {
     for (kind, scope, message) in page.errors {
         html.push_str(&format!(
             "<p class=\"bad\">{}{}: {}</p>\n",
-            plural(*kind),
+            kind.plural(),
             scope
                 .as_deref()
                 .map(|s| format!(" in {}", escape(s)))

@@ -26,7 +26,6 @@ use prometheus_client::registry::Registry;
 
 use crate::diagnosis::Finding;
 use crate::live::LiveState;
-use crate::live::resources::plural;
 use crate::live::telemetry::CATALOGUE;
 use crate::output::metrics::{FindingsCollector, FindingsSource};
 use crate::output::{RunbookLinks, json};
@@ -69,7 +68,7 @@ impl Collector for ModelSize {
             .map_or("", |d| d.help);
         let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
         for (kind, count) in self.0.counts() {
-            let labels = [("resource", plural(kind))];
+            let labels = [("resource", kind.plural())];
             ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
         }
         Ok(())
@@ -153,7 +152,7 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     let pending: Vec<&str> = readiness
         .iter()
         .filter(|(_, ready)| !ready)
-        .map(|(k, _)| plural(*k))
+        .map(|(k, _)| k.plural())
         .collect();
     if pending.is_empty() {
         (StatusCode::OK, "ready\n").into_response()
@@ -165,7 +164,7 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
             .map(|(k, scope, message)| {
                 format!(
                     "{}{}: {message}",
-                    plural(k),
+                    k.plural(),
                     scope.map(|s| format!(" in {s}")).unwrap_or_default()
                 )
             })
