@@ -4,7 +4,6 @@
 //! findings with a bounded cause, [`output`] formats findings, and [`dump`] reads
 //! what `kubectl get -o json|yaml` prints into the model.
 
-pub mod age;
 pub mod cli;
 pub mod diagnosis;
 #[cfg(test)]

@@ -368,7 +368,7 @@ impl LiveState {
     }
 
     fn touched(&self, kind: Kind) {
-        let seconds = crate::age::unix_seconds(Timestamp::now());
+        let seconds = crate::model::age::unix_seconds(Timestamp::now());
         self.telemetry
             .watch_last_event
             .get_or_create(&ResourceLabel {

@@ -43,7 +43,7 @@ fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
     f.since
         .map(|t| Sample {
             labels,
-            value: crate::age::unix_seconds(t),
+            value: crate::model::age::unix_seconds(t),
         })
         .into_iter()
         .collect()
@@ -95,7 +95,7 @@ pub const FAMILIES: &[Family] = &[
         samples: |f| match f.detail {
             Detail::Terminating { deadline, .. } => one(
                 vec![text(&f.namespace), f.name.clone(), text(&f.node)],
-                crate::age::unix_seconds(deadline),
+                crate::model::age::unix_seconds(deadline),
             ),
             _ => vec![],
         },

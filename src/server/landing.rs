@@ -3,9 +3,9 @@
 
 use jiff::Timestamp;
 
-use crate::age;
 use crate::diagnosis::{Anomaly, Finding};
 use crate::model::Kind;
+use crate::model::age;
 use crate::output::RunbookLinks;
 
 /// Escapes text for HTML element content and attribute values.
