@@ -5,6 +5,7 @@
 //! what `kubectl get -o json|yaml` prints into the model.
 
 pub mod cli;
+pub mod codec;
 pub mod diagnosis;
 #[cfg(test)]
 mod doc_blocks;

@@ -11,9 +11,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use jiff::Timestamp;
+use kube_lifecycle_exporter::codec;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
 use kube_lifecycle_exporter::dump;
-use kube_lifecycle_exporter::live::skim;
 use kube_lifecycle_exporter::model::Pod;
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use proptest::prelude::*;
@@ -550,7 +550,7 @@ where
     T: for<'de> serde::Deserialize<'de> + std::fmt::Debug + 'static,
 {
     let lenient = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Pod>();
-    match (serde_json::from_str::<T>(text), skim::from_str::<T>(text)) {
+    match (serde_json::from_str::<T>(text), codec::from_str::<T>(text)) {
         (Ok(a), Ok(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
         (Err(_), Err(_)) => {}
         (Err(_), Ok(_)) if lenient => {}

@@ -10,7 +10,7 @@
 //!
 //! What it does differently is how a list is read: by [`Pages`], which reads,
 //! decodes and hands over a list's pages as a pipeline, decoding with
-//! [`skim`](super::skim) instead of serde_json. Watch events are few and small
+//! the [`codec`](crate::codec) instead of serde_json. Watch events are few and small
 //! by comparison, and are read by kube-client.
 
 use std::time::Duration;

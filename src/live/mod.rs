@@ -5,7 +5,6 @@ pub mod list_watch;
 pub mod pages;
 pub mod resources;
 pub mod shard;
-pub mod skim;
 pub mod snapshot;
 pub mod state;
 pub mod telemetry;

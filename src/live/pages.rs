@@ -13,7 +13,7 @@
 //!    writes a list's `metadata` before its items, so that is the first few
 //!    bytes);
 //! 2. the bodies are checked as UTF-8 once and decoded in place by
-//!    [`skim`], which passes over what the slim types do not keep without parsing
+//!    the [`codec`], which passes over what the slim types do not keep without parsing
 //!    it, on the one thread that decodes the pages of every list ([`decode_thread`]);
 //! 3. the caller takes the decoded pages and hands their objects to the model.
 //!
@@ -38,7 +38,7 @@ use tokio::task::JoinHandle;
 
 use super::list_watch::Params;
 use super::resources::Watched;
-use super::skim;
+use crate::codec;
 use crate::model::Slim;
 
 /// One page of a list: its objects and where the list goes on.
@@ -65,9 +65,9 @@ pub struct PageMeta {
 }
 
 /// Decodes one list page (a `List` of `T`) the way the list-watch does, with
-/// [`skim`]. Public for the benchmark, which times it on its own.
-pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, skim::Error> {
-    skim::from_str(text)
+/// the [`codec`]. Public for the benchmark, which times it on its own.
+pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, codec::Error> {
+    codec::from_str(text)
 }
 
 /// The pages of one list, as the pipeline hands them over. Dropping it stops
@@ -236,7 +236,7 @@ fn list_meta(bytes: &[u8]) -> Option<PageMeta> {
         Err(e) if e.error_len().is_none() => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
         Err(_) => return None,
     };
-    skim::field(text, "metadata").ok()?
+    codec::field(text, "metadata").ok()?
 }
 
 /// A page decoded from its body.

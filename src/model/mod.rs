@@ -32,8 +32,10 @@ mod time;
 mod uid;
 mod workload;
 
+#[cfg(test)]
+mod tests;
+
 pub use cluster::Cluster;
-pub use deferred::UNPARSED;
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use event_store::MAX_EVENTS_PER_OBJECT;
 pub use kind::Kind;

@@ -1,6 +1,8 @@
-//! Skim: JSON into the slim types, skimming over what they do not keep.
+//! The codec: JSON into the slim types, skimming over what they do not keep
+//! (hence its name in messages and docs: skim).
 //!
-//! A serde `Deserializer` for the API server's list pages. What a slim type
+//! A serde `Deserializer` for the API server's list pages. It knows nothing of
+//! Kubernetes or the model: any `Deserialize` type reads through it. What a slim type
 //! reads is decoded exactly as serde_json would (strings with their escapes,
 //! numbers, literals, the same errors for the wrong type); a value it does not
 //! read (managedFields, labels of pods, container specs past their ports, most
@@ -8,9 +10,10 @@
 //! it. Those values are most of a pod's bytes, and skipping them this way is
 //! several times faster than parsing them, which is what serde_json must do.
 //!
-//! A type may also ask for a value's text unparsed ([`UNPARSED`]): a pod's
-//! container specs and container statuses are taken that way and decoded only
-//! when they are needed (see `model/deferred.rs`).
+//! A type may also ask for a value's text unparsed ([`UNPARSED`]), the one
+//! word of protocol between this decoder and the types it fills: the model
+//! takes a pod's container specs and container statuses that way and decodes
+//! them only when they are needed (see `model/deferred.rs`).
 //!
 //! The price is validation: a skipped value is checked for its extent only
 //! (balanced brackets outside strings, a closing quote, a literal spelled
@@ -23,7 +26,11 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::model::UNPARSED;
+/// The name of a newtype this decoder answers with the value's JSON text,
+/// unparsed, through `visit_borrowed_str` (as serde_json does for its
+/// `RawValue`), rather than decode it. Any other decoder decodes the value as
+/// usual.
+pub const UNPARSED: &str = "$kube_lifecycle_exporter::Unparsed";
 
 /// How deep kept values may nest (serde_json's limit too): the decode of a
 /// kept value recurses, and hostile input must not overflow the stack.
@@ -623,4 +630,4 @@ impl<'de> de::VariantAccess<'de> for VariantEntry<'_, 'de> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
