@@ -11,8 +11,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 
-use kube_lifecycle_exporter::dump;
 use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::source::dump;
 use lifecycle_bench::cluster;
 use serde_json::{Value, json};
 

@@ -13,9 +13,9 @@ use std::cell::Cell;
 use jiff::Timestamp;
 use kube_lifecycle_exporter::codec;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
-use kube_lifecycle_exporter::dump;
 use kube_lifecycle_exporter::model::Pod;
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
+use kube_lifecycle_exporter::source::dump;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

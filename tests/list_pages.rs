@@ -11,9 +11,9 @@ use futures::StreamExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::watcher;
 use kube::{Api, Client, Config};
-use kube_lifecycle_exporter::live::list_watch::{Event, Params, list_watch};
-use kube_lifecycle_exporter::live::resources::Watched;
 use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::source::api::Watched;
+use kube_lifecycle_exporter::source::watch::list_watch::{Event, Params, list_watch};
 use serde_json::json;
 
 const NAMESPACE: &str = "paged";

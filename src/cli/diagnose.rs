@@ -8,8 +8,8 @@ use clap::ValueEnum;
 use jiff::Timestamp;
 
 use crate::diagnosis;
-use crate::dump;
 use crate::output::{self, RunbookLinks};
+use crate::source::dump;
 
 use super::{Thresholds, parse_time};
 

@@ -13,8 +13,8 @@ use kube::Client;
 use super::diagnose::Format;
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
-use crate::live::snapshot::{self, Progress};
 use crate::output::{self, RunbookLinks};
+use crate::source::snapshot::{self, Progress};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -9,12 +9,11 @@ use axum::serve::ListenerExt;
 use jiff::SignedDuration;
 use kube::Client;
 
-use crate::live::LiveState;
-use crate::live::shard::Shard;
-use crate::live::watch::{self, WatchOptions};
 use crate::output::RunbookLinks;
 use crate::server::web_config::WebSecurity;
 use crate::server::{App, basic_auth, tls};
+use crate::source::watch::shard::Shard;
+use crate::source::watch::{self, LiveState, WatchOptions};
 
 use super::{Thresholds, parse_duration};
 

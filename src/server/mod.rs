@@ -25,10 +25,10 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::diagnosis::Finding;
-use crate::live::LiveState;
-use crate::live::telemetry::CATALOGUE;
 use crate::output::metrics::{FindingsCollector, FindingsSource};
 use crate::output::{RunbookLinks, json};
+use crate::source::watch::LiveState;
+use crate::source::watch::telemetry::CATALOGUE;
 
 use exposition::Format;
 

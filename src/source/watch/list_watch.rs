@@ -17,13 +17,13 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use kube::api::{WatchEvent, WatchParams};
+use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::runtime::watcher;
 use kube::{Api, Client};
 
 use super::pages::Pages;
-use super::resources::Watched;
 use crate::model::Slim;
+use crate::source::api::Watched;
 
 /// What a list-watch asks of the server.
 #[derive(Debug, Clone)]
@@ -123,7 +123,11 @@ where
                     pages: Pages::start(
                         self.client.clone(),
                         self.api.resource_url().to_string(),
-                        self.params.clone(),
+                        ListParams {
+                            field_selector: self.params.field_selector.clone(),
+                            limit: Some(self.params.page_size),
+                            ..ListParams::default()
+                        },
                     ),
                     last: None,
                 };
@@ -270,8 +274,8 @@ fn log_failure(verb: &str, err: &kube::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live::pages::decode_page;
     use crate::model::Pod;
+    use crate::source::watch::pages::decode_page;
 
     #[test]
     fn a_watch_resumes_from_the_version_of_the_last_object_seen() {

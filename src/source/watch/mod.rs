@@ -3,6 +3,15 @@
 //! (`Init … InitDone`) replaces what the model holds for that watch, so objects
 //! deleted while the watch was down disappear.
 
+pub mod list_watch;
+pub mod pages;
+pub mod shard;
+pub mod state;
+pub mod telemetry;
+pub mod transitions;
+
+pub use state::LiveState;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -15,10 +24,10 @@ use tokio::task::JoinHandle;
 
 use crate::model::{Kind, KindVisitor, Slim};
 
-use super::list_watch::{self, Event};
-use super::resources::{PAGE_SIZE, Watched, api};
-use super::shard::Shard;
-use super::state::{Listing, LiveState, Scope};
+use super::api::{PAGE_SIZE, Watched, api};
+use list_watch::Event;
+use shard::Shard;
+use state::{Listing, Scope};
 
 /// What to watch.
 #[derive(Debug, Clone, Default)]

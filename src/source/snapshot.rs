@@ -5,7 +5,7 @@ use futures::future::LocalBoxFuture;
 use kube::Client;
 use kube::api::{Api, ListParams};
 
-use super::resources::{PAGE_SIZE, Watched, api};
+use super::api::{PAGE_SIZE, Watched, api};
 use crate::model::{Cluster, Kind, KindVisitor, Slim};
 
 /// How far a listing has come.

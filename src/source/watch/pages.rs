@@ -36,10 +36,9 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::list_watch::Params;
-use super::resources::Watched;
 use crate::codec;
 use crate::model::Slim;
+use crate::source::api::Watched;
 
 /// One page of a list: its objects and where the list goes on.
 #[derive(Debug, Deserialize)]
@@ -82,8 +81,9 @@ pub struct Pages<T: Slim> {
 type Body = kube::Result<Vec<u8>>;
 
 impl<T: Slim> Pages<T> {
-    /// Starts reading the list at `url` from its first page.
-    pub fn start(client: Client, url: String, params: Params) -> Self {
+    /// Starts reading the list at `url` from its first page, asking each page
+    /// with `params` (its selector and page size).
+    pub fn start(client: Client, url: String, params: ListParams) -> Self {
         let (bodies, to_decode) = mpsc::channel(1);
         let (pages, receiver) = mpsc::channel(1);
         let (spent, free) = std_mpsc::channel();
@@ -127,7 +127,7 @@ impl<T: Slim> Drop for Pages<T> {
 async fn read_bodies(
     client: Client,
     url: String,
-    params: Params,
+    params: ListParams,
     bodies: mpsc::Sender<Body>,
     free: std_mpsc::Receiver<Vec<u8>>,
 ) {
@@ -177,15 +177,13 @@ async fn decode_bodies<T: Slim>(
 async fn read_body(
     client: &Client,
     url: &str,
-    params: &Params,
+    params: &ListParams,
     continue_token: Option<String>,
     body: &mut Vec<u8>,
 ) -> kube::Result<()> {
     let list = ListParams {
-        field_selector: params.field_selector.clone(),
-        limit: Some(params.page_size),
         continue_token,
-        ..ListParams::default()
+        ..params.clone()
     };
     let request = kube::core::Request::new(url)
         .list(&list)
