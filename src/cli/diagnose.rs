@@ -1,27 +1,16 @@
 //! `diagnose`: a dump in, findings out.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 use jiff::Timestamp;
 
 use crate::diagnosis;
-use crate::output::{self, RunbookLinks};
+use crate::output::RunbookLinks;
 use crate::source::dump;
 
+use super::report::{self, Format};
 use super::{Thresholds, parse_time};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
-    /// Aligned columns for a terminal.
-    Table,
-    /// An array of findings.
-    Json,
-    /// The Prometheus exposition (OpenMetrics text) the exporter would serve.
-    Metrics,
-}
 
 #[derive(Debug, clap::Args)]
 pub struct DiagnoseArgs {
@@ -66,18 +55,5 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
     eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());
 
     let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
-    let text = match args.output {
-        Format::Table => output::table::render(&findings, now, &links),
-        Format::Json => output::json::render(&findings, &links),
-        Format::Metrics => output::metrics::render(findings),
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the output"),
-    }
+    report::print(findings, args.output, now, &links)
 }

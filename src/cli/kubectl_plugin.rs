@@ -10,10 +10,10 @@ use clap::{Parser, Subcommand};
 use jiff::Timestamp;
 use kube::Client;
 
-use super::diagnose::Format;
+use super::report::{self, Format};
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
-use crate::output::{self, RunbookLinks};
+use crate::output::RunbookLinks;
 use crate::source::snapshot::{self, Progress};
 
 #[derive(Debug, Parser)]
@@ -110,17 +110,5 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
     let findings = diagnosis::diagnose_with(&cluster, now, &args.thresholds.settings());
     eprintln!("{url}: {} findings", findings.len());
     let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
-    let text = match args.output {
-        Format::Table => output::table::render(&findings, now, &links),
-        Format::Json => output::json::render(&findings, &links),
-        Format::Metrics => output::metrics::render(findings),
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the output"),
-    }
+    report::print(findings, args.output, now, &links)
 }

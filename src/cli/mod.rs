@@ -3,6 +3,7 @@
 pub mod cluster;
 pub mod diagnose;
 pub mod kubectl_plugin;
+pub mod report;
 pub mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};

@@ -1,5 +1,7 @@
-//! Outputs format findings; they never decide anything.
+//! Outputs format findings; they never decide anything: the metrics, the JSON,
+//! the terminal table and the HTML pages.
 
+pub mod html;
 pub mod json;
 pub mod metrics;
 pub mod table;

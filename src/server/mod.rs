@@ -1,9 +1,9 @@
 //! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings`, the landing page
-//! and the runbooks.
+//! and the runbooks. Routing and HTTP only: what a response says is the
+//! outputs' to render.
 
 pub mod basic_auth;
 pub mod exposition;
-pub mod landing;
 pub mod runbooks;
 pub mod tls;
 pub mod web_config;
@@ -26,7 +26,7 @@ use prometheus_client::registry::Registry;
 
 use crate::diagnosis::Finding;
 use crate::output::metrics::{FindingsCollector, FindingsSource};
-use crate::output::{RunbookLinks, json};
+use crate::output::{RunbookLinks, html, json};
 use crate::source::watch::LiveState;
 use crate::source::watch::telemetry::CATALOGUE;
 
@@ -187,7 +187,7 @@ async fn landing_page(State(app): State<Arc<App>>) -> Html<String> {
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
-    Html(landing::render(&landing::Page {
+    Html(html::landing(&html::Page {
         findings: &findings,
         now,
         links: &app.links,
