@@ -8,7 +8,6 @@ pub mod runbooks;
 pub mod tls;
 pub mod web_config;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,17 +17,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use jiff::Timestamp;
-use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
-use prometheus_client::metrics::MetricType;
-use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use crate::diagnosis::Finding;
-use crate::output::metrics::{FindingsCollector, FindingsSource};
-use crate::output::{RunbookLinks, html, json};
+use crate::output::{RunbookLinks, html, json, metrics};
 use crate::source::watch::LiveState;
-use crate::source::watch::telemetry::CATALOGUE;
 
 use exposition::Format;
 
@@ -41,46 +33,10 @@ pub struct App {
     pub source: String,
 }
 
-/// Findings judged at scrape time from the live model.
-struct LiveFindings(Arc<LiveState>);
-
-impl FindingsSource for LiveFindings {
-    fn current(&self) -> Vec<Finding> {
-        self.0.findings(Timestamp::now())
-    }
-}
-
-/// Objects held per resource, read at scrape time.
-struct ModelSize(Arc<LiveState>);
-
-impl fmt::Debug for ModelSize {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ModelSize")
-    }
-}
-
-impl Collector for ModelSize {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let name = "kube_lifecycle_watch_objects";
-        let help = CATALOGUE
-            .iter()
-            .find(|d| d.name == name)
-            .map_or("", |d| d.help);
-        let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
-        for (kind, count) in self.0.counts() {
-            let labels = [("resource", kind.plural())];
-            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
-        }
-        Ok(())
-    }
-}
-
 impl App {
     pub fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
         let mut registry = Registry::default();
-        FindingsCollector::new(LiveFindings(live.clone())).register(&mut registry);
-        registry.register_collector(Box::new(ModelSize(live.clone())));
-        live.telemetry.register(&mut registry);
+        metrics::register(&mut registry, live.clone(), &live.telemetry);
         App {
             live,
             registry,
@@ -109,10 +65,7 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         let started = Instant::now();
         let mut text = String::new();
         let result = prometheus_client::encoding::text::encode(&mut text, &app.registry);
-        app.live
-            .telemetry
-            .render_seconds
-            .set(started.elapsed().as_secs_f64());
+        app.live.telemetry.rendered(started.elapsed().as_secs_f64());
         result.map(|()| text)
     })
     .await;

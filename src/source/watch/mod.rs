@@ -7,7 +7,6 @@ pub mod list_watch;
 pub mod pages;
 pub mod shard;
 pub mod state;
-pub mod telemetry;
 pub mod transitions;
 
 pub use state::LiveState;

@@ -12,8 +12,8 @@ use crate::diagnosis::{self, Finding, Settings};
 use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
 
 use super::shard::Shard;
-use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
 use super::transitions::{Observation, Transitions};
+use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
 
 /// Which part of a kind one watch covers: every namespace, or one.
 pub type Scope = Option<String>;
@@ -73,13 +73,7 @@ impl LiveState {
             awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
         };
         for (kind, _) in state.synced.lock().keys() {
-            state
-                .telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel {
-                    resource: kind.plural(),
-                })
-                .set(0);
+            state.telemetry.watch_unsynced(*kind);
         }
         state
     }
@@ -88,13 +82,7 @@ impl LiveState {
     pub fn from_cluster(cluster: Cluster, settings: Settings) -> Self {
         let state = LiveState::new(settings, []);
         for kind in Kind::ALL {
-            state
-                .telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel {
-                    resource: kind.plural(),
-                })
-                .set(1);
+            state.telemetry.watch_synced(kind);
         }
         *state.cluster.write() = cluster;
         state
@@ -107,12 +95,7 @@ impl LiveState {
         *self.awaiting_namespaces.get_mut() = follows_namespaces;
         if follows_namespaces {
             for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
-                self.telemetry
-                    .watch_synced
-                    .get_or_create(&ResourceLabel {
-                        resource: kind.plural(),
-                    })
-                    .set(0);
+                self.telemetry.watch_unsynced(kind);
             }
         }
         self
@@ -243,7 +226,7 @@ impl LiveState {
                 listing.objects += 1;
             }
         }
-        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.record(&observations);
     }
 
     /// A watch's (re)list ended: what the model holds in its scope that the
@@ -274,17 +257,14 @@ impl LiveState {
             cluster.mark_listed(kind);
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.record(&observations);
         let was_synced = self
             .synced
             .lock()
             .insert((kind, scope.clone()), true)
             .unwrap_or(false);
         if was_synced {
-            self.telemetry
-                .watch_restarts
-                .get_or_create(&ResourceLabel { resource })
-                .inc();
+            self.telemetry.watch_restarted(kind);
             tracing::info!(
                 resource,
                 namespace = scope.as_deref(),
@@ -300,19 +280,9 @@ impl LiveState {
             );
         }
         if self.kind_synced(kind) {
-            self.telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel { resource })
-                .set(1);
+            self.telemetry.watch_synced(kind);
         }
-        self.telemetry
-            .watch_events
-            .get_or_create(&EventLabels {
-                resource,
-                r#type: "listed",
-            })
-            .inc_by(count as u64);
-        self.touched(kind);
+        self.telemetry.listed(kind, count);
         self.last_error.lock().remove(&(kind, scope.clone()));
     }
 
@@ -331,8 +301,8 @@ impl LiveState {
             cluster.apply(object);
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
-        self.counted(kind, "applied");
+        self.record(&observations);
+        self.telemetry.applied(kind);
     }
 
     /// An object is gone; `object` is its last state.
@@ -354,33 +324,20 @@ impl LiveState {
             cluster.delete(kind, &object.key());
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
-        self.counted(kind, "deleted");
+        self.record(&observations);
+        self.telemetry.deleted(kind);
     }
 
-    fn counted(&self, kind: Kind, r#type: &'static str) {
-        let resource = kind.plural();
-        self.telemetry
-            .watch_events
-            .get_or_create(&EventLabels { resource, r#type })
-            .inc();
-        self.touched(kind);
-    }
-
-    fn touched(&self, kind: Kind) {
-        let seconds = crate::model::age::unix_seconds(Timestamp::now());
-        self.telemetry
-            .watch_last_event
-            .get_or_create(&ResourceLabel {
-                resource: kind.plural(),
-            })
-            .set(seconds);
+    fn record(&self, observations: &[Observation]) {
+        for observation in observations {
+            observation.record(&self.telemetry);
+        }
     }
 
     /// Records a watch error; returns whether it differs from the previous one
     /// of that watch (so the caller logs a persisting error once).
     pub fn errored(&self, kind: Kind, scope: &Scope, reason: &'static str, message: &str) -> bool {
-        self.telemetry.error(kind.plural(), reason);
+        self.telemetry.watch_failed(kind, reason);
         let mut last = self.last_error.lock();
         let key = (kind, scope.clone());
         let new = last.get(&key).is_none_or(|m| m != message);
@@ -435,6 +392,20 @@ impl LiveState {
 
     pub fn is_ready(&self) -> bool {
         self.readiness().iter().all(|(_, ready)| *ready)
+    }
+}
+
+/// What a scrape reads: the findings of the moment.
+impl FindingsSource for LiveState {
+    fn current(&self) -> Vec<Finding> {
+        self.findings(Timestamp::now())
+    }
+}
+
+/// What a scrape reads: the objects held per kind.
+impl HeldObjects for LiveState {
+    fn counts(&self) -> Vec<(Kind, usize)> {
+        LiveState::counts(self)
     }
 }
 

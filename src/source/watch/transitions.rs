@@ -7,6 +7,7 @@ use foldhash::HashSet;
 
 use crate::diagnosis::{TerminatingCause, terminating_cause};
 use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time, Uid};
+use crate::output::metrics::Telemetry;
 
 /// One duration to record.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +23,20 @@ pub enum Observation {
     PodStarted { seconds: f64 },
     /// Namespace deletion request → namespace gone.
     NamespaceTerminated { seconds: f64 },
+}
+
+impl Observation {
+    /// Records the duration in the exporter's histograms.
+    pub fn record(&self, telemetry: &Telemetry) {
+        match *self {
+            Observation::PodTerminated { cause, seconds } => {
+                telemetry.pod_terminated(cause, seconds)
+            }
+            Observation::PodScheduled { seconds } => telemetry.pod_scheduled(seconds),
+            Observation::PodStarted { seconds } => telemetry.pod_started(seconds),
+            Observation::NamespaceTerminated { seconds } => telemetry.namespace_terminated(seconds),
+        }
+    }
 }
 
 fn seconds_between(from: Time, to: Time) -> f64 {
