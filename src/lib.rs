@@ -4,6 +4,8 @@
 //! findings with a bounded cause, [`output`] formats findings, and the
 //! [`source`]s fill the model: a live watch, one listing, or a dump.
 
+#![warn(unreachable_pub)]
+
 pub mod cli;
 pub mod codec;
 pub mod diagnosis;
@@ -11,5 +13,5 @@ pub mod diagnosis;
 mod doc_blocks;
 pub mod model;
 pub mod output;
-pub mod server;
+mod server;
 pub mod source;

@@ -42,6 +42,7 @@ fn account(delta: isize) {
 // SAFETY: every call is forwarded to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller keeps `alloc`'s contract, which is System's too.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             account(layout.size() as isize);
@@ -49,10 +50,13 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, that is from System, with `layout`.
         unsafe { System.dealloc(ptr, layout) };
         account(-(layout.size() as isize));
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from System with `layout`; the caller keeps
+        // `realloc`'s contract for `new_size`.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             account(new_size as isize - layout.size() as isize);

@@ -38,33 +38,33 @@ pub enum PluginCommand {
 pub struct PluginDiagnoseArgs {
     /// Only this namespace (nodes are always listed). Default: all namespaces.
     #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
 
     /// All namespaces (the default; accepted for kubectl's sake).
     #[arg(long, short = 'A')]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
 
     /// Kubeconfig file (default: $KUBECONFIG or ~/.kube/config, as kubectl).
     #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
+    pub(crate) kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context (default: the current one).
     #[arg(long)]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
 
     #[arg(long, short, value_enum, default_value_t = Format::Table)]
-    pub output: Format,
+    pub(crate) output: Format,
 
     /// Judge as of this time (RFC 3339) instead of now.
     #[arg(long, value_parser = parse_time)]
-    pub now: Option<Timestamp>,
+    pub(crate) now: Option<Timestamp>,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
     #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
-    pub runbook_base_url: Option<String>,
+    pub(crate) runbook_base_url: Option<String>,
 
     #[command(flatten)]
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Writes progress to standard error: one line rewritten in place on a terminal,

@@ -11,7 +11,7 @@ use crate::diagnosis::Finding;
 use crate::output::{self, RunbookLinks};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned columns for a terminal.
     Table,
     /// An array of findings.
@@ -22,7 +22,7 @@ pub enum Format {
 
 /// Renders `findings`, judged at `now`, as `format` and writes them to
 /// standard output.
-pub fn print(
+pub(super) fn print(
     findings: Vec<Finding>,
     format: Format,
     now: Timestamp,

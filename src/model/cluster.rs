@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-// foldhash rather than SipHash: keys are the API server's own names.
+// foldhash rather than SipHash: the keys are the API server's own names,
+// and hashing them weighs on every list.
 use foldhash::HashMap;
 
 use super::event::Event;
@@ -177,7 +178,7 @@ impl Cluster {
 
     /// Like [`Cluster::reset`], but only for the objects of `kind` in one
     /// namespace (a relist of a namespaced watch); other namespaces are kept.
-    pub fn reset_namespace(
+    pub(crate) fn reset_namespace(
         &mut self,
         kind: Kind,
         namespace: &str,
@@ -239,19 +240,19 @@ impl Cluster {
 
     /// Forgets warning events last seen before `cutoff` (the live watcher bounds
     /// their age with this; a file is diagnosed with all it holds).
-    pub fn prune_events(&mut self, cutoff: Time) {
+    pub(crate) fn prune_events(&mut self, cutoff: Time) {
         self.events.prune(cutoff);
     }
 
     /// Records that `kind` was listed even if no object of it exists, so that
     /// absence means "none" rather than "not looked at".
-    pub fn mark_listed(&mut self, kind: Kind) {
+    pub(crate) fn mark_listed(&mut self, kind: Kind) {
         self.listed.insert(kind);
     }
 
     /// Whether objects of `kind` were listed at all. Without nodes, for instance,
     /// a pod's node cannot be called missing.
-    pub fn has_listed(&self, kind: Kind) -> bool {
+    pub(crate) fn has_listed(&self, kind: Kind) -> bool {
         self.listed.contains(&kind)
     }
 
@@ -304,7 +305,7 @@ impl Cluster {
 
     /// The pods that are not [settled](Pod::is_settled), in key order: every pod
     /// the Terminating, Pending and container diagnoses can report.
-    pub fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
+    pub(crate) fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
         self.unsettled_pods.iter().filter_map(|k| self.pod(k))
     }
 
@@ -332,16 +333,16 @@ impl Cluster {
         self.deployments.values().map(|d| &**d)
     }
 
-    pub fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
+    pub(crate) fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
         self.stateful_sets.values().map(|s| &**s)
     }
 
-    pub fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
+    pub(crate) fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
         self.daemon_sets.values().map(|d| &**d)
     }
 
     /// Pods bound to a node.
-    pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Pod> + 'a {
+    pub(crate) fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Pod> + 'a {
         self.pods_by_node
             .get(node)
             .into_iter()
@@ -351,7 +352,7 @@ impl Cluster {
 
     /// Pods whose controller is the named object. When both sides know the
     /// owner's uid they must agree, so a recreated namesake does not adopt pods.
-    pub fn pods_owned_by<'a>(
+    pub(crate) fn pods_owned_by<'a>(
         &'a self,
         kind: Kind,
         namespace: &str,
@@ -367,7 +368,7 @@ impl Cluster {
     }
 
     /// ReplicaSets whose controller is the named Deployment.
-    pub fn replica_sets_of<'a>(
+    pub(crate) fn replica_sets_of<'a>(
         &'a self,
         deployment: &'a Deployment,
     ) -> impl Iterator<Item = &'a ReplicaSet> + 'a {
@@ -383,7 +384,7 @@ impl Cluster {
 
     /// Warning events about an object, oldest first. Events that name a
     /// different uid are about an earlier object of the same name and are left out.
-    pub fn events_about<'a>(
+    pub(crate) fn events_about<'a>(
         &'a self,
         kind: Kind,
         namespace: &str,

@@ -2,14 +2,15 @@
 
 use std::collections::BTreeMap;
 
-// foldhash rather than SipHash: keys are the API server's own names.
+// foldhash rather than SipHash: the keys are the API server's own names,
+// and hashing them weighs on every list.
 use foldhash::HashMap;
 
 use super::event::Event;
 use super::meta::{ObjectKey, Time};
 
 /// Warning events kept per object: enough to see the latest of each reason.
-pub const MAX_EVENTS_PER_OBJECT: usize = 16;
+pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
 
 /// Warning events, indexed by the object they are about.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

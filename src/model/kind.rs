@@ -40,26 +40,6 @@ struct About {
     scope: Scope,
 }
 
-impl About {
-    const fn row(
-        name: &'static str,
-        plural: &'static str,
-        group: &'static str,
-        older_groups: &'static [&'static str],
-        version: &'static str,
-        scope: Scope,
-    ) -> About {
-        About {
-            name,
-            plural,
-            group,
-            older_groups,
-            version,
-            scope,
-        }
-    }
-}
-
 impl Kind {
     pub const ALL: [Kind; 8] = [
         Kind::Pod,
@@ -81,15 +61,14 @@ impl Kind {
         const EXTENSIONS: &[&str] = &["extensions"];
         #[rustfmt::skip]
         let about = match self {
-            //                     name           plural          group   older groups  version  scope
-            Kind::Pod =>         About::row("Pod",         "pods",         "",     NONE,       "v1", Namespaced),
-            Kind::Node =>        About::row("Node",        "nodes",        "",     NONE,       "v1", Cluster),
-            Kind::Namespace =>   About::row("Namespace",   "namespaces",   "",     NONE,       "v1", Cluster),
-            Kind::Deployment =>  About::row("Deployment",  "deployments",  "apps", EXTENSIONS, "v1", Namespaced),
-            Kind::ReplicaSet =>  About::row("ReplicaSet",  "replicasets",  "apps", EXTENSIONS, "v1", Namespaced),
-            Kind::StatefulSet => About::row("StatefulSet", "statefulsets", "apps", NONE,       "v1", Namespaced),
-            Kind::DaemonSet =>   About::row("DaemonSet",   "daemonsets",   "apps", EXTENSIONS, "v1", Namespaced),
-            Kind::Event =>       About::row("Event",       "events",       "",     NONE,       "v1", Namespaced),
+            Kind::Pod =>         About { name: "Pod",         plural: "pods",         group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
+            Kind::Node =>        About { name: "Node",        plural: "nodes",        group: "",     older_groups: NONE,       version: "v1", scope: Cluster },
+            Kind::Namespace =>   About { name: "Namespace",   plural: "namespaces",   group: "",     older_groups: NONE,       version: "v1", scope: Cluster },
+            Kind::Deployment =>  About { name: "Deployment",  plural: "deployments",  group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
+            Kind::ReplicaSet =>  About { name: "ReplicaSet",  plural: "replicasets",  group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
+            Kind::StatefulSet => About { name: "StatefulSet", plural: "statefulsets", group: "apps", older_groups: NONE,       version: "v1", scope: Namespaced },
+            Kind::DaemonSet =>   About { name: "DaemonSet",   plural: "daemonsets",   group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
+            Kind::Event =>       About { name: "Event",       plural: "events",       group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
         };
         about
     }
@@ -113,7 +92,7 @@ impl Kind {
         self.about().version
     }
 
-    pub const fn is_namespaced(self) -> bool {
+    pub(crate) const fn is_namespaced(self) -> bool {
         matches!(self.about().scope, Scope::Namespaced)
     }
 
@@ -129,7 +108,7 @@ impl Kind {
     /// The kinds in the order the sources list and watch them: cluster-scoped
     /// first (sharding and the namespaced watches read the namespaces), then
     /// the namespaced ones.
-    pub fn watch_order() -> impl Iterator<Item = Kind> + Clone {
+    pub(crate) fn watch_order() -> impl Iterator<Item = Kind> + Clone {
         let cluster = Kind::ALL.into_iter().filter(|k| !k.is_namespaced());
         cluster.chain(Kind::ALL.into_iter().filter(|k| k.is_namespaced()))
     }

@@ -37,7 +37,6 @@ mod tests;
 
 pub use cluster::Cluster;
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
-pub use event_store::MAX_EVENTS_PER_OBJECT;
 pub use kind::Kind;
 pub(crate) use meta::nullable;
 pub use meta::{
@@ -46,12 +45,13 @@ pub use meta::{
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
-pub use object::{KindVisitor, Object, Slim};
-pub use owner::OwnerKey;
+pub(crate) use object::KindVisitor;
+pub use object::{Object, Slim};
+pub(crate) use pod::host_ports;
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
-    Waiting, host_ports,
+    Waiting,
 };
 pub use uid::Uid;
 pub use workload::{

@@ -15,13 +15,13 @@ use super::uid::Uid;
 /// a pod under its controller allocates nothing; it compares and hashes as
 /// the three names.
 #[derive(Debug, Clone)]
-pub struct OwnerKey {
+pub(super) struct OwnerKey {
     namespace: Name,
     controller: Arc<OwnerReference>,
 }
 
 impl OwnerKey {
-    pub fn new(namespace: &str, kind: Kind, name: &str) -> Self {
+    pub(super) fn new(namespace: &str, kind: Kind, name: &str) -> Self {
         OwnerKey {
             namespace: Name::from(namespace),
             controller: Arc::new(OwnerReference {

@@ -66,7 +66,7 @@ pub struct HostPort {
 
 /// The host ports a set of containers claims. With `hostNetwork` every container
 /// port is a host port (the API defaults `hostPort` to `containerPort` there).
-pub fn host_ports(containers: &[ContainerSpec], host_network: bool) -> Vec<HostPort> {
+pub(crate) fn host_ports(containers: &[ContainerSpec], host_network: bool) -> Vec<HostPort> {
     let mut ports: Vec<HostPort> = containers
         .iter()
         .flat_map(|c| c.ports.iter())
@@ -103,7 +103,7 @@ pub enum PodPhase {
 
 impl PodPhase {
     /// Succeeded and Failed are terminal: controllers stop counting such pods.
-    pub fn is_terminal(self) -> bool {
+    pub(crate) fn is_terminal(self) -> bool {
         matches!(self, PodPhase::Succeeded | PodPhase::Failed)
     }
 }
@@ -211,7 +211,7 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
-    pub fn field_path(self, container: &str) -> String {
+    pub(crate) fn field_path(self, container: &str) -> String {
         match self {
             ContainerKind::Init => format!("spec.initContainers{{{container}}}"),
             ContainerKind::Regular => format!("spec.containers{{{container}}}"),
@@ -220,7 +220,7 @@ impl ContainerKind {
 }
 
 impl Pod {
-    pub fn is_terminating(&self) -> bool {
+    pub(crate) fn is_terminating(&self) -> bool {
         self.metadata.deletion_timestamp.is_some()
     }
 
@@ -228,7 +228,7 @@ impl Pod {
     /// waiting: nothing the per-pod diagnoses report (a terminal pod is settled
     /// too). Such pods are the bulk of a large cluster and are skipped at scrape
     /// time; the workload diagnoses still see them through their owners.
-    pub fn is_settled(&self) -> bool {
+    pub(crate) fn is_settled(&self) -> bool {
         !self.is_terminating()
             && !self.spec.node_name.is_empty()
             && self.status.phase != PodPhase::Pending
@@ -240,7 +240,7 @@ impl Pod {
     /// When deletion was requested: the deadline minus the grace period.
     /// A later delete with a shorter grace period moves both, so this is the time
     /// of the request that set the current deadline.
-    pub fn deletion_requested(&self) -> Option<Time> {
+    pub(crate) fn deletion_requested(&self) -> Option<Time> {
         let deadline = self.metadata.deletion_timestamp?;
         let grace = self
             .metadata
@@ -255,7 +255,9 @@ impl Pod {
     }
 
     /// Every container status, init containers first, with the list it came from.
-    pub fn container_statuses(&self) -> impl Iterator<Item = (ContainerKind, &ContainerStatus)> {
+    pub(crate) fn container_statuses(
+        &self,
+    ) -> impl Iterator<Item = (ContainerKind, &ContainerStatus)> {
         self.status
             .init_container_statuses
             .iter()
@@ -269,12 +271,12 @@ impl Pod {
     }
 
     /// The host ports the pod's containers and init containers claim.
-    pub fn host_ports(&self) -> &[HostPort] {
+    pub(crate) fn host_ports(&self) -> &[HostPort] {
         &self.spec.host_ports
     }
 
     /// When the scheduler bound the pod, if it says so.
-    pub fn scheduled_at(&self) -> Option<Time> {
+    pub(crate) fn scheduled_at(&self) -> Option<Time> {
         self.status
             .conditions
             .pod_scheduled

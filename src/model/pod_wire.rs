@@ -8,7 +8,7 @@
 //! Most pods of a large cluster are settled and drop their container
 //! statuses (see [`Pod`](super::Pod)); decoded straight into the model's
 //! types, each status cost its strings' allocations and its timestamps'
-//! parsing only to be thrown away, about a quarter of the decoding of a pod.
+//! parsing only to be thrown away, a large part of the decoding of a pod.
 //! Here the strings stay borrowed from the input and the timestamps unparsed
 //! until a status is known to be kept. (The list decoder does better still: it
 //! hands the statuses over as text, and a settled pod's are not decoded at all

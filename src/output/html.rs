@@ -10,7 +10,7 @@ use crate::model::Kind;
 use crate::model::age;
 
 /// Escapes text for HTML element content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -25,7 +25,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-pub struct Page<'a> {
+pub(crate) struct Page<'a> {
     pub findings: &'a [Finding],
     pub now: Timestamp,
     pub links: &'a RunbookLinks,
@@ -36,7 +36,7 @@ pub struct Page<'a> {
 }
 
 /// The landing page.
-pub fn landing(page: &Page) -> String {
+pub(crate) fn landing(page: &Page) -> String {
     let mut html = String::from(concat!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -143,7 +143,7 @@ pub fn landing(page: &Page) -> String {
 }
 
 /// The list of every runbook, by alert.
-pub fn runbook_index() -> String {
+pub(crate) fn runbook_index() -> String {
     let mut items = String::new();
     for runbook in Runbook::ALL {
         items.push_str(&format!(
@@ -159,7 +159,7 @@ pub fn runbook_index() -> String {
 }
 
 /// One runbook.
-pub fn runbook(runbook: Runbook) -> String {
+pub(crate) fn runbook(runbook: Runbook) -> String {
     runbook_frame(runbook.alert(), &markdown(runbook.markdown()))
 }
 

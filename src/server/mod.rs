@@ -2,11 +2,11 @@
 //! and the runbooks. Routing and HTTP only: what a response says is the
 //! outputs' to render.
 
-pub mod basic_auth;
-pub mod exposition;
-pub mod runbooks;
-pub mod tls;
-pub mod web_config;
+pub(crate) mod basic_auth;
+pub(crate) mod exposition;
+pub(crate) mod runbooks;
+pub(crate) mod tls;
+pub(crate) mod web_config;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,7 +25,7 @@ use crate::source::watch::LiveState;
 use exposition::Format;
 
 /// What the handlers share.
-pub struct App {
+pub(crate) struct App {
     pub live: Arc<LiveState>,
     pub registry: Registry,
     pub links: RunbookLinks,
@@ -34,7 +34,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
+    pub(crate) fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
         let mut registry = Registry::default();
         metrics::register(&mut registry, live.clone(), &live.telemetry);
         App {
@@ -45,7 +45,7 @@ impl App {
         }
     }
 
-    pub fn router(self: Arc<Self>) -> Router {
+    pub(crate) fn router(self: Arc<Self>) -> Router {
         Router::new()
             .route("/", get(landing_page))
             .route("/metrics", get(metrics))

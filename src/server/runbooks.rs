@@ -9,12 +9,12 @@ use crate::diagnosis::Runbook;
 use crate::output::html;
 
 /// `/runbooks`: every runbook, by alert.
-pub async fn index() -> Html<String> {
+pub(crate) async fn index() -> Html<String> {
     Html(html::runbook_index())
 }
 
 /// `/runbooks/<alert in lower case>` (the alert name in any case is accepted).
-pub async fn show(Path(slug): Path<String>) -> Response {
+pub(crate) async fn show(Path(slug): Path<String>) -> Response {
     let slug = slug.trim_end_matches(".md");
     match Runbook::from_slug(slug) {
         Some(runbook) => Html(html::runbook(runbook)).into_response(),

@@ -13,7 +13,7 @@ use serde::de::{Deserialize, Deserializer};
 use crate::model::{Object, Slim};
 
 /// Objects per list page, client-go's default.
-pub const PAGE_SIZE: u32 = 500;
+pub(crate) const PAGE_SIZE: u32 = 500;
 
 /// A slim object as received from a list or watch. It is a `kube::Resource`
 /// only so that `Api` can build its URLs; its kube `ObjectMeta` is empty
@@ -25,15 +25,11 @@ pub struct Watched<T> {
 }
 
 impl<T: Slim> Watched<T> {
-    pub fn into_object(self) -> Object {
+    pub(crate) fn into_object(self) -> Object {
         self.object.into_object()
     }
 
-    pub fn namespace(&self) -> &str {
-        self.object.meta().1
-    }
-
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.object.meta().0
     }
 }
@@ -81,7 +77,7 @@ impl<T: Slim> kube::Resource for Watched<T> {
 
 /// The `Api` of a kind: in `namespace` when given and the kind is namespaced,
 /// else across the cluster.
-pub fn api<T: Slim>(client: Client, namespace: Option<&str>) -> Api<Watched<T>> {
+pub(crate) fn api<T: Slim>(client: Client, namespace: Option<&str>) -> Api<Watched<T>> {
     match namespace {
         Some(namespace) if T::KIND.is_namespaced() => Api::namespaced_with(client, namespace, &()),
         _ => Api::all_with(client, &()),

@@ -10,7 +10,7 @@ use crate::model::{Cluster, Kind, KindVisitor, Slim};
 
 /// How far a listing has come.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     pub resource: &'static str,
     /// Objects of this resource listed so far.
     pub listed: usize,
@@ -21,7 +21,7 @@ pub struct Progress {
 /// A failed list, naming the resource.
 #[derive(Debug, thiserror::Error)]
 #[error("listing {resource}: {source}")]
-pub struct ListError {
+pub(crate) struct ListError {
     pub resource: &'static str,
     #[source]
     pub source: kube::Error,
@@ -29,7 +29,7 @@ pub struct ListError {
 
 /// Lists every watched kind (namespaced kinds in `namespace` only, when given;
 /// warning events only) into a model, reporting progress after every page.
-pub async fn list_cluster(
+pub(crate) async fn list_cluster(
     client: &Client,
     namespace: Option<&str>,
     mut progress: impl FnMut(Progress),

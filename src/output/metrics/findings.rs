@@ -24,7 +24,7 @@ use crate::model::age::unix_seconds;
 /// the object (and container) of the finding. Added here, once, for every
 /// family, as kube-state-metrics' `wrapPodFunc` adds a pod's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Identity {
+pub(super) enum Identity {
     /// `namespace`: the namespace itself.
     Namespace,
     /// `namespace`, `pod`.
@@ -41,7 +41,7 @@ pub enum Identity {
 
 impl Identity {
     /// The label keys.
-    pub fn labels(self) -> &'static [&'static str] {
+    pub(super) fn labels(self) -> &'static [&'static str] {
         match self {
             Identity::Namespace => &["namespace"],
             Identity::Pod => &["namespace", "pod"],
@@ -65,13 +65,13 @@ impl Identity {
 }
 
 /// One sample: the values of the family's own labels, in order, and the value.
-pub struct Sample {
+pub(super) struct Sample {
     pub labels: Vec<String>,
     pub value: f64,
 }
 
 /// A gauge family generated from findings.
-pub struct Family {
+pub(super) struct Family {
     pub name: &'static str,
     pub help: &'static str,
     /// The labels every series opens with.
@@ -81,13 +81,14 @@ pub struct Family {
     /// The anomaly whose findings feed it.
     pub anomaly: Anomaly,
     pub samples: fn(&Finding) -> Vec<Sample>,
-    /// An example query for `docs/metrics.md`.
+    /// An example query for `docs/metrics.md` (read by its generator, a test).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub example: &'static str,
 }
 
 impl Family {
     /// Every label key of a series, in order.
-    pub fn label_names(&self) -> impl Iterator<Item = &'static str> {
+    pub(super) fn label_names(&self) -> impl Iterator<Item = &'static str> {
         self.identity.labels().iter().chain(self.labels).copied()
     }
 }
@@ -121,10 +122,10 @@ fn one(labels: Vec<String>, value: f64) -> Vec<Sample> {
 }
 
 /// Total findings by anomaly and cause; every pair is always present (0 when none).
-pub const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
+pub(super) const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
 
 /// The per-object families.
-pub const FAMILIES: &[Family] = &[
+pub(super) const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_pod_terminating_since_timestamp_seconds",
         help: "Unix time the deletion of a pod still Terminating was requested (deletionTimestamp minus deletionGracePeriodSeconds), by cause.",
@@ -352,7 +353,7 @@ fn counts(remaining: &BTreeMap<String, u64>) -> Vec<Sample> {
 }
 
 /// Where a collector gets the findings of the moment.
-pub trait FindingsSource: Send + Sync + 'static {
+pub(crate) trait FindingsSource: Send + Sync + 'static {
     fn current(&self) -> Vec<Finding>;
 }
 
@@ -371,16 +372,16 @@ impl<S: FindingsSource> FindingsSource for Arc<S> {
 }
 
 /// Encodes every family from the source's findings on each scrape.
-pub struct FindingsCollector<S> {
+pub(crate) struct FindingsCollector<S> {
     source: S,
 }
 
 impl<S: FindingsSource> FindingsCollector<S> {
-    pub fn new(source: S) -> Self {
+    pub(crate) fn new(source: S) -> Self {
         FindingsCollector { source }
     }
 
-    pub fn register(self, registry: &mut Registry) {
+    pub(crate) fn register(self, registry: &mut Registry) {
         registry.register_collector(Box::new(self));
     }
 }
@@ -438,7 +439,8 @@ fn encode_findings(
 }
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
-pub fn markdown_catalogue() -> String {
+#[cfg(test)]
+pub(super) fn markdown_catalogue() -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "### `{FINDINGS_FAMILY}`\n\ngauge · labels: `anomaly`, `cause`\n\nCurrent findings by anomaly and cause. Every pair of the vocabulary is always present, 0 when there is no such finding.\n\n```promql\nsum by (anomaly) ({FINDINGS_FAMILY})\n```\n\n"

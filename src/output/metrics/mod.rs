@@ -1,27 +1,28 @@
 //! The metrics: every `kube_lifecycle_*` family is declared here, once.
 //!
-//! - [`findings`]: the families generated from findings at scrape time, one
+//! - `findings.rs`: the families generated from findings at scrape time, one
 //!   declarative table, the labels naming each finding's object added once;
-//! - [`telemetry`]: the exporter's own families (its watches, the model's
+//! - `telemetry.rs`: the exporter's own families (its watches, the model's
 //!   size, the lifecycle durations observed on transitions), recorded through
 //!   methods that say what happened.
 //!
 //! A scrape goes from the server to the collectors here, which read the
-//! findings and the model's size from the live model ([`register`]).
+//! findings and the model's size from the live model (`register`).
 
-pub mod findings;
-pub mod telemetry;
+mod findings;
+mod telemetry;
 
 use std::sync::Arc;
 
 use prometheus_client::registry::Registry;
 
-pub use findings::{FindingsCollector, FindingsSource, render};
-pub use telemetry::{HeldObjects, ModelSize, Telemetry};
+pub use findings::render;
+pub(crate) use findings::{FindingsCollector, FindingsSource};
+pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
 /// Registers every family a live exporter serves, in the order they are
 /// exposed: the findings', the model's size, the exporter's own.
-pub fn register<S: FindingsSource + HeldObjects>(
+pub(crate) fn register<S: FindingsSource + HeldObjects>(
     registry: &mut Registry,
     live: Arc<S>,
     telemetry: &Telemetry,

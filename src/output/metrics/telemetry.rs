@@ -1,7 +1,7 @@
 //! The exporter's own families: how each watch is doing, the model's size,
 //! build information, render time, and the lifecycle duration histograms.
-//! Each is documented once here ([`CATALOGUE`]): registration takes its help
-//! text from there and `docs/metrics.md` is generated from it. Call sites say
+//! Each is documented once here, as a constant: registration takes its name
+//! and help text from it, and `docs/metrics.md` is generated from them all. Call sites say
 //! what happened (`listed`, `applied`, `watch_failed` ...); the labels
 //! (`resource` from the kind, first of all) are added here.
 
@@ -75,12 +75,16 @@ const NAMESPACE_BUCKETS: &[f64] = &[
 ];
 
 /// How one of the exporter's own families is documented.
-pub struct MetricDoc {
+pub(super) struct MetricDoc {
     /// As registered (a counter is exposed with `_total` after it).
     pub name: &'static str,
-    pub kind: &'static str,
-    pub labels: &'static [&'static str],
     pub help: &'static str,
+    // What `docs/metrics.md` says besides (read by its generator, a test).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub kind: &'static str,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub labels: &'static [&'static str],
+    #[cfg_attr(not(test), allow(dead_code))]
     pub example: &'static str,
 }
 
@@ -181,7 +185,8 @@ const NAMESPACE_TERMINATING: MetricDoc = MetricDoc {
 };
 
 /// The exporter's own families, in the order `docs/metrics.md` lists them.
-pub const CATALOGUE: &[MetricDoc] = &[
+#[cfg(test)]
+pub(super) const CATALOGUE: &[MetricDoc] = &[
     WATCH_SYNCED,
     WATCH_OBJECTS,
     WATCH_EVENTS,
@@ -197,7 +202,8 @@ pub const CATALOGUE: &[MetricDoc] = &[
 ];
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
-pub fn markdown_catalogue() -> String {
+#[cfg(test)]
+pub(super) fn markdown_catalogue() -> String {
     let mut out = String::new();
     for doc in CATALOGUE {
         let name = if doc.kind == "counter" {
@@ -227,7 +233,7 @@ pub fn markdown_catalogue() -> String {
 
 /// The exporter's own metrics, recorded as things happen.
 #[derive(Debug)]
-pub struct Telemetry {
+pub(crate) struct Telemetry {
     watch_synced: Family<ResourceLabel, Gauge>,
     watch_events: Family<EventLabels, Counter>,
     watch_restarts: Family<ResourceLabel, Counter>,
@@ -263,8 +269,8 @@ impl Default for Telemetry {
 
 impl Telemetry {
     /// Registers every family under its full `kube_lifecycle_` name, with the
-    /// help text of [`CATALOGUE`].
-    pub fn register(&self, registry: &mut Registry) {
+    /// help text of its constant.
+    pub(crate) fn register(&self, registry: &mut Registry) {
         fn add(
             registry: &mut Registry,
             doc: &MetricDoc,
@@ -296,28 +302,28 @@ impl Telemetry {
     }
 
     /// A watch of `kind` has yet to complete its first list.
-    pub fn watch_unsynced(&self, kind: Kind) {
+    pub(crate) fn watch_unsynced(&self, kind: Kind) {
         self.watch_synced
             .get_or_create(&ResourceLabel::of(kind))
             .set(0);
     }
 
     /// Every watch of `kind` has completed its first list.
-    pub fn watch_synced(&self, kind: Kind) {
+    pub(crate) fn watch_synced(&self, kind: Kind) {
         self.watch_synced
             .get_or_create(&ResourceLabel::of(kind))
             .set(1);
     }
 
     /// A watch of `kind` had to list again after its first sync.
-    pub fn watch_restarted(&self, kind: Kind) {
+    pub(crate) fn watch_restarted(&self, kind: Kind) {
         self.watch_restarts
             .get_or_create(&ResourceLabel::of(kind))
             .inc();
     }
 
     /// A (re)list of `kind` brought `objects` into the model.
-    pub fn listed(&self, kind: Kind, objects: usize) {
+    pub(crate) fn listed(&self, kind: Kind, objects: usize) {
         self.watch_events
             .get_or_create(&EventLabels {
                 resource: kind.plural(),
@@ -328,12 +334,12 @@ impl Telemetry {
     }
 
     /// A watch event added or changed an object of `kind`.
-    pub fn applied(&self, kind: Kind) {
+    pub(crate) fn applied(&self, kind: Kind) {
         self.watch_event(kind, "applied");
     }
 
     /// A watch event deleted an object of `kind`.
-    pub fn deleted(&self, kind: Kind) {
+    pub(crate) fn deleted(&self, kind: Kind) {
         self.watch_event(kind, "deleted");
     }
 
@@ -354,7 +360,7 @@ impl Telemetry {
     }
 
     /// Listing or watching `kind` failed, for a bounded `reason`.
-    pub fn watch_failed(&self, kind: Kind, reason: &'static str) {
+    pub(crate) fn watch_failed(&self, kind: Kind, reason: &'static str) {
         self.watch_errors
             .get_or_create(&ErrorLabels {
                 resource: kind.plural(),
@@ -364,12 +370,12 @@ impl Telemetry {
     }
 
     /// A `/metrics` response took `seconds` to render.
-    pub fn rendered(&self, seconds: f64) {
+    pub(crate) fn rendered(&self, seconds: f64) {
         self.render_seconds.set(seconds);
     }
 
     /// A Terminating pod is gone, `seconds` after its deletion was requested.
-    pub fn pod_terminated(&self, cause: TerminatingCause, seconds: f64) {
+    pub(crate) fn pod_terminated(&self, cause: TerminatingCause, seconds: f64) {
         self.pod_terminating
             .get_or_create(&CauseLabel {
                 cause: cause.as_str(),
@@ -378,23 +384,23 @@ impl Telemetry {
     }
 
     /// A pod was scheduled `seconds` after its creation.
-    pub fn pod_scheduled(&self, seconds: f64) {
+    pub(crate) fn pod_scheduled(&self, seconds: f64) {
         self.pod_scheduling.observe(seconds);
     }
 
     /// A pod became Ready for the first time, `seconds` after its creation.
-    pub fn pod_started(&self, seconds: f64) {
+    pub(crate) fn pod_started(&self, seconds: f64) {
         self.pod_startup.observe(seconds);
     }
 
     /// A Terminating namespace is gone, `seconds` after its deletion was requested.
-    pub fn namespace_terminated(&self, seconds: f64) {
+    pub(crate) fn namespace_terminated(&self, seconds: f64) {
         self.namespace_terminating.observe(seconds);
     }
 }
 
 /// What the model holds, per kind: read at scrape time.
-pub trait HeldObjects: Send + Sync + 'static {
+pub(crate) trait HeldObjects: Send + Sync + 'static {
     fn counts(&self) -> Vec<(Kind, usize)>;
 }
 
@@ -405,7 +411,7 @@ impl<S: HeldObjects> HeldObjects for std::sync::Arc<S> {
 }
 
 /// Objects held per resource ([`WATCH_OBJECTS`]), read at scrape time.
-pub struct ModelSize<S>(pub S);
+pub(crate) struct ModelSize<S>(pub S);
 
 impl<S> fmt::Debug for ModelSize<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,7 +8,7 @@
 //! from the last version seen when the server ends it, and a new list after
 //! 410 Gone.
 //!
-//! What it does differently is how a list is read: by [`Pages`], which reads,
+//! What it does differently is how a list is read: by `Pages`, which reads,
 //! decodes and hands over a list's pages as a pipeline, decoding with
 //! the [`codec`](crate::codec) instead of serde_json. Watch events are few and small
 //! by comparison, and are read by kube-client.

@@ -5,11 +5,11 @@
 
 pub mod list_watch;
 pub mod pages;
-pub mod shard;
-pub mod state;
-pub mod transitions;
+pub(crate) mod shard;
+mod state;
+mod transitions;
 
-pub use state::LiveState;
+pub(crate) use state::LiveState;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -30,16 +30,16 @@ use state::{Listing, Scope};
 
 /// What to watch.
 #[derive(Debug, Clone, Default)]
-pub struct WatchOptions {
+pub(crate) struct WatchOptions {
     /// Only these namespaces (empty: all).
-    pub namespaces: Vec<String>,
+    pub(crate) namespaces: Vec<String>,
     /// Never these namespaces.
-    pub exclude_namespaces: Vec<String>,
+    pub(crate) exclude_namespaces: Vec<String>,
     /// The part of the cluster this exporter covers (all of it unless sharded).
-    pub shard: Shard,
+    pub(crate) shard: Shard,
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
     /// `None` keeps the default, 290 s.
-    pub watch_timeout: Option<std::time::Duration>,
+    pub(crate) watch_timeout: Option<std::time::Duration>,
 }
 
 /// What a list-watch does with a resource: one list, then watches.
@@ -61,7 +61,7 @@ pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
 /// Sharded, namespaced kinds are watched per namespace the shard owns: the
 /// `--namespace` ones it owns, or, without that list, whichever exist (started as
 /// they appear; see [`spawn_all`]), so no shard decodes another shard's objects.
-pub fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
+pub(crate) fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
     Kind::watch_order()
         .flat_map(|kind| {
             if !kind.is_namespaced() {
@@ -108,7 +108,7 @@ fn field_selector(kind: Kind, options: &WatchOptions) -> Option<String> {
 
 /// Starts every planned watch, and, when sharded across all namespaces, the task
 /// that starts and stops the per-namespace watches of the namespaces this shard owns.
-pub fn spawn_all(
+pub(crate) fn spawn_all(
     client: Client,
     state: Arc<LiveState>,
     options: &WatchOptions,
@@ -129,7 +129,7 @@ pub fn spawn_all(
 
 /// Sharded with no `--namespace` list: the namespaced watches follow the
 /// namespaces as they come and go.
-pub fn follows_namespaces(options: &WatchOptions) -> bool {
+pub(crate) fn follows_namespaces(options: &WatchOptions) -> bool {
     options.shard.is_sharded() && options.namespaces.is_empty()
 }
 
@@ -256,16 +256,16 @@ async fn run<T: Slim>(
             Ok(Event::InitPage { objects, remaining }) => {
                 let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
                 let objects = objects.into_iter().filter(keep).map(Watched::into_object);
-                state.listed(listing, objects, remaining);
+                state.list(listing, objects, remaining);
             }
             Ok(Event::InitDone) => {
                 let listing = listing
                     .take()
                     .unwrap_or_else(|| state.listing(T::KIND, &scope));
-                state.relisted(T::KIND, &scope, listing)
+                state.relist(T::KIND, &scope, listing)
             }
-            Ok(Event::Apply(w)) if keep(&w) => state.applied(w.into_object()),
-            Ok(Event::Delete(w)) if keep(&w) => state.deleted(w.into_object()),
+            Ok(Event::Apply(w)) if keep(&w) => state.apply(w.into_object()),
+            Ok(Event::Delete(w)) if keep(&w) => state.delete(w.into_object()),
             Ok(Event::Apply(_) | Event::Delete(_)) => {}
             Err(err) => report(&state, T::KIND, &scope, &err),
         }
@@ -284,7 +284,7 @@ where
 }
 
 /// A bounded reason for a watch error, and the verb that failed.
-pub fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
+pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
     fn client(err: &kube::Error) -> &'static str {
         match err {
             kube::Error::Api(status) => match status.code {
@@ -323,7 +323,7 @@ fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
     let (reason, verb) = classify(err);
     let resource = kind.plural();
     let message = err.to_string();
-    let first = state.errored(kind, scope, reason, &message);
+    let first = state.record_error(kind, scope, reason, &message);
     let namespace = scope.as_deref();
     match (reason, first) {
         ("forbidden", true) => {

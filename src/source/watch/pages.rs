@@ -3,8 +3,8 @@
 //! kube-client collects a page's body, copies it twice into fresh buffers
 //! (whose pages the kernel must zero first), checks it as UTF-8 and decodes it
 //! with serde_json, and asks for the next page only when the caller has taken
-//! the objects of this one. At 150,000 pods the lists are about 1.2 GB, so how
-//! they are read decides how long the exporter takes to be ready.
+//! the objects of this one. The lists of a large cluster run to gigabytes, so
+//! how they are read decides how long the exporter takes to be ready.
 //!
 //! Here three stages run at once, each at most one page ahead of the next:
 //!
@@ -71,7 +71,7 @@ pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, codec::Error> {
 
 /// The pages of one list, as the pipeline hands them over. Dropping it stops
 /// the reading and the decoding.
-pub struct Pages<T: Slim> {
+pub(crate) struct Pages<T: Slim> {
     receiver: mpsc::Receiver<kube::Result<Page<T>>>,
     reader: JoinHandle<()>,
     decoder: JoinHandle<()>,
@@ -83,7 +83,7 @@ type Body = kube::Result<Vec<u8>>;
 impl<T: Slim> Pages<T> {
     /// Starts reading the list at `url` from its first page, asking each page
     /// with `params` (its selector and page size).
-    pub fn start(client: Client, url: String, params: ListParams) -> Self {
+    pub(crate) fn start(client: Client, url: String, params: ListParams) -> Self {
         let (bodies, to_decode) = mpsc::channel(1);
         let (pages, receiver) = mpsc::channel(1);
         let (spent, free) = std_mpsc::channel();
@@ -97,7 +97,7 @@ impl<T: Slim> Pages<T> {
     }
 
     /// The next page. After the last page, or an error, there is none to ask for.
-    pub async fn next(&mut self) -> kube::Result<Page<T>> {
+    pub(crate) async fn next(&mut self) -> kube::Result<Page<T>> {
         if let Some(page) = self.receiver.recv().await {
             return page;
         }
