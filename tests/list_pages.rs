@@ -1,5 +1,5 @@
 //! A list of many pages, read by the exporter's list-watch through its page
-//! pipeline (src/live/pages.rs) from the fake API server: every object once and
+//! pipeline (src/source/watch/pages.rs) from the fake API server: every object once and
 //! in order, the next page asked for with the continue token of the one
 //! before, a list whose continue token expires midway listed again whole, and
 //! nothing more read once the list is no longer wanted.
