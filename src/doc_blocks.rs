@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-pub fn check(relative_path: &str, name: &str, generated: &str) {
+pub(crate) fn check(relative_path: &str, name: &str, generated: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative_path);
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {relative_path}: {e}"));

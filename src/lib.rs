@@ -1,16 +1,17 @@
 //! kube-lifecycle-exporter: why Kubernetes pods, workloads and namespaces are stuck.
 //!
 //! The [`model`] holds a slim copy of the cluster, [`diagnosis`] turns it into
-//! findings with a bounded cause, [`output`] formats findings, and [`dump`] reads
-//! what `kubectl get -o json|yaml` prints into the model.
+//! findings with a bounded cause, [`output`] formats findings, and the
+//! [`source`]s fill the model: a live watch, one listing, or a dump.
 
-pub mod age;
+#![warn(unreachable_pub)]
+
 pub mod cli;
+pub mod codec;
 pub mod diagnosis;
 #[cfg(test)]
 mod doc_blocks;
-pub mod dump;
-pub mod live;
 pub mod model;
 pub mod output;
-pub mod server;
+mod server;
+pub mod source;

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use common::exporter::{BIN, Exporter};
 use generate::{ALL_IN_ONE, DASHBOARDS, NAMESPACE, PROMETHEUS_RULE, RULES};
-use kube_lifecycle_exporter::live::watch::{VERBS, watched_resources};
+use kube_lifecycle_exporter::source::watch::{VERBS, watched_resources};
 use serde_json::{Value, json};
 
 const BASE_KUSTOMIZATION: &str = "deploy/base/kustomization.yaml";

@@ -11,11 +11,11 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use jiff::Timestamp;
+use kube_lifecycle_exporter::codec;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
-use kube_lifecycle_exporter::dump;
-use kube_lifecycle_exporter::live::skim;
 use kube_lifecycle_exporter::model::Pod;
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
+use kube_lifecycle_exporter::source::dump;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -42,6 +42,7 @@ fn account(delta: isize) {
 // SAFETY: every call is forwarded to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller keeps `alloc`'s contract, which is System's too.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             account(layout.size() as isize);
@@ -49,10 +50,13 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, that is from System, with `layout`.
         unsafe { System.dealloc(ptr, layout) };
         account(-(layout.size() as isize));
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from System with `layout`; the caller keeps
+        // `realloc`'s contract for `new_size`.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             account(new_size as isize - layout.size() as isize);
@@ -550,7 +554,7 @@ where
     T: for<'de> serde::Deserialize<'de> + std::fmt::Debug + 'static,
 {
     let lenient = std::any::TypeId::of::<T>() == std::any::TypeId::of::<Pod>();
-    match (serde_json::from_str::<T>(text), skim::from_str::<T>(text)) {
+    match (serde_json::from_str::<T>(text), codec::from_str::<T>(text)) {
         (Ok(a), Ok(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
         (Err(_), Err(_)) => {}
         (Err(_), Ok(_)) if lenient => {}

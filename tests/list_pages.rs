@@ -1,5 +1,5 @@
 //! A list of many pages, read by the exporter's list-watch through its page
-//! pipeline (src/live/pages.rs) from the fake API server: every object once and
+//! pipeline (src/source/watch/pages.rs) from the fake API server: every object once and
 //! in order, the next page asked for with the continue token of the one
 //! before, a list whose continue token expires midway listed again whole, and
 //! nothing more read once the list is no longer wanted.
@@ -11,9 +11,9 @@ use futures::StreamExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::watcher;
 use kube::{Api, Client, Config};
-use kube_lifecycle_exporter::live::list_watch::{Event, Params, list_watch};
-use kube_lifecycle_exporter::live::resources::Watched;
 use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::source::api::Watched;
+use kube_lifecycle_exporter::source::watch::list_watch::{Event, Params, list_watch};
 use serde_json::json;
 
 const NAMESPACE: &str = "paged";
@@ -41,7 +41,7 @@ type Events = futures::stream::BoxStream<'static, watcher::Result<Event<Watched<
 
 async fn pods(server: &FakeApiServer, page_size: u32) -> Events {
     let client = client(server).await;
-    let api = Api::<Watched<Pod>>::namespaced(client.clone(), NAMESPACE);
+    let api = Api::<Watched<Pod>>::namespaced_with(client.clone(), NAMESPACE, &());
     let params = Params {
         field_selector: None,
         timeout: None,

@@ -4,8 +4,8 @@
 //! accepts is diagnosed and rendered in every format.
 
 use kube_lifecycle_exporter::diagnosis::diagnose;
-use kube_lifecycle_exporter::dump::{self, LoadError};
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
+use kube_lifecycle_exporter::source::dump::{self, LoadError};
 use serde_json::{Value, json};
 
 const EXAMPLE: &str = include_str!("../examples/incidents.yaml");

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use fake_apiserver::FakeApiServer;
-use kube_lifecycle_exporter::live::pages::decode_page;
 use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::source::watch::pages::decode_page;
 use serde::de::IgnoredAny;
 use serde_json::json;
 

@@ -8,7 +8,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 /// The client configuration for `--kubeconfig` / `--context`; without either, the
 /// in-cluster service account, else `$KUBECONFIG` or `~/.kube/config`.
-pub async fn config(kubeconfig: Option<&Path>, context: Option<&str>) -> Result<Config> {
+pub(super) async fn config(kubeconfig: Option<&Path>, context: Option<&str>) -> Result<Config> {
     let options = KubeConfigOptions {
         context: context.map(String::from),
         ..KubeConfigOptions::default()

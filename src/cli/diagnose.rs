@@ -1,52 +1,41 @@
 //! `diagnose`: a dump in, findings out.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
 use jiff::Timestamp;
 
 use crate::diagnosis;
-use crate::dump;
-use crate::output::{self, RunbookLinks};
+use crate::output::RunbookLinks;
+use crate::source::dump;
 
+use super::report::{self, Format};
 use super::{Thresholds, parse_time};
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
-    /// Aligned columns for a terminal.
-    Table,
-    /// An array of findings.
-    Json,
-    /// The Prometheus exposition (OpenMetrics text) the exporter would serve.
-    Metrics,
-}
 
 #[derive(Debug, clap::Args)]
 pub struct DiagnoseArgs {
     /// The file to read; `-` reads standard input.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 
     /// Judge as of this time (RFC 3339, e.g. 2024-05-01T10:00:00Z) instead of now.
     #[arg(long, value_parser = parse_time)]
-    pub now: Option<Timestamp>,
+    pub(crate) now: Option<Timestamp>,
 
     #[arg(long, short, value_enum, default_value_t = Format::Table)]
-    pub output: Format,
+    pub(crate) output: Format,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
     /// Without it, links are the runbooks' paths in this repository.
     #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
-    pub runbook_base_url: Option<String>,
+    pub(crate) runbook_base_url: Option<String>,
 
     #[command(flatten)]
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Loads a dump from a file, or standard input for `-`, as a stream; returns
 /// the name to use in messages with what was read.
-pub fn load_input(path: &std::path::Path) -> Result<(String, dump::Loaded)> {
+pub(crate) fn load_input(path: &std::path::Path) -> Result<(String, dump::Loaded)> {
     if path.as_os_str() == "-" {
         let label = "standard input".to_string();
         let loaded = dump::load_reader(std::io::stdin().lock()).with_context(|| label.clone())?;
@@ -66,18 +55,5 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
     eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());
 
     let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
-    let text = match args.output {
-        Format::Table => output::table::render(&findings, now, &links),
-        Format::Json => output::json::render(&findings, &links),
-        Format::Metrics => output::metrics::render(findings),
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the output"),
-    }
+    report::print(findings, args.output, now, &links)
 }

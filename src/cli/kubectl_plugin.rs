@@ -10,11 +10,11 @@ use clap::{Parser, Subcommand};
 use jiff::Timestamp;
 use kube::Client;
 
-use super::diagnose::Format;
+use super::report::{self, Format};
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
-use crate::live::snapshot::{self, Progress};
-use crate::output::{self, RunbookLinks};
+use crate::output::RunbookLinks;
+use crate::source::snapshot::{self, Progress};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -38,33 +38,33 @@ pub enum PluginCommand {
 pub struct PluginDiagnoseArgs {
     /// Only this namespace (nodes are always listed). Default: all namespaces.
     #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
 
     /// All namespaces (the default; accepted for kubectl's sake).
     #[arg(long, short = 'A')]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
 
     /// Kubeconfig file (default: $KUBECONFIG or ~/.kube/config, as kubectl).
     #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
+    pub(crate) kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context (default: the current one).
     #[arg(long)]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
 
     #[arg(long, short, value_enum, default_value_t = Format::Table)]
-    pub output: Format,
+    pub(crate) output: Format,
 
     /// Judge as of this time (RFC 3339) instead of now.
     #[arg(long, value_parser = parse_time)]
-    pub now: Option<Timestamp>,
+    pub(crate) now: Option<Timestamp>,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
     #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
-    pub runbook_base_url: Option<String>,
+    pub(crate) runbook_base_url: Option<String>,
 
     #[command(flatten)]
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Writes progress to standard error: one line rewritten in place on a terminal,
@@ -110,17 +110,5 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
     let findings = diagnosis::diagnose_with(&cluster, now, &args.thresholds.settings());
     eprintln!("{url}: {} findings", findings.len());
     let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
-    let text = match args.output {
-        Format::Table => output::table::render(&findings, now, &links),
-        Format::Json => output::json::render(&findings, &links),
-        Format::Metrics => output::metrics::render(findings),
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the output"),
-    }
+    report::print(findings, args.output, now, &links)
 }

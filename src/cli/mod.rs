@@ -1,8 +1,9 @@
 //! Command-line interface: argument definitions and the commands they run.
 
-pub mod cluster;
+mod cluster;
 pub mod diagnose;
 pub mod kubectl_plugin;
+mod report;
 pub mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -38,7 +39,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, Default)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     #[default]
     Text,
     Json,
@@ -48,7 +49,7 @@ pub enum LogFormat {
 pub struct Logging {
     /// Log format on standard error.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "KUBE_LIFECYCLE_LOG_FORMAT")]
-    pub log_format: LogFormat,
+    pub(crate) log_format: LogFormat,
 
     /// Log level (error, warn, info, debug, trace); RUST_LOG, when set, takes precedence.
     #[arg(
@@ -57,7 +58,7 @@ pub struct Logging {
         default_value = "info",
         env = "KUBE_LIFECYCLE_LOG_LEVEL"
     )]
-    pub log_level: String,
+    pub(crate) log_level: String,
 }
 
 impl Logging {
@@ -81,18 +82,18 @@ impl Logging {
 
 /// Thresholds for anomalies that need time to be anomalies.
 #[derive(Debug, Clone, clap::Args)]
-pub struct Thresholds {
+pub(crate) struct Thresholds {
     /// A pod with no PodScheduled condition this long after creation counts as `not_scheduled`.
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNSCHEDULED_AFTER")]
-    pub unscheduled_after: SignedDuration,
+    pub(crate) unscheduled_after: SignedDuration,
 
     /// A scheduled pod creating containers this long with no warning event counts as `container_creating`.
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CREATING_AFTER")]
-    pub creating_after: SignedDuration,
+    pub(crate) creating_after: SignedDuration,
 }
 
 impl Thresholds {
-    pub fn settings(&self) -> Settings {
+    pub(crate) fn settings(&self) -> Settings {
         Settings {
             unscheduled_after: self.unscheduled_after,
             creating_after: self.creating_after,
@@ -100,12 +101,12 @@ impl Thresholds {
     }
 }
 
-pub fn parse_time(s: &str) -> Result<Timestamp, String> {
+pub(crate) fn parse_time(s: &str) -> Result<Timestamp, String> {
     s.parse::<Timestamp>()
         .map_err(|e| format!("{e} (expected RFC 3339, e.g. 2024-05-01T10:00:00Z)"))
 }
 
-pub fn parse_duration(s: &str) -> Result<SignedDuration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<SignedDuration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (expected e.g. 90s, 5m, 1h)"))?;
     SignedDuration::try_from(d).map_err(|e| e.to_string())
 }

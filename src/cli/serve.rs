@@ -9,38 +9,37 @@ use axum::serve::ListenerExt;
 use jiff::SignedDuration;
 use kube::Client;
 
-use crate::live::LiveState;
-use crate::live::shard::Shard;
-use crate::live::watch::{self, WatchOptions};
 use crate::output::RunbookLinks;
 use crate::server::web_config::WebSecurity;
 use crate::server::{App, basic_auth, tls};
+use crate::source::watch::shard::Shard;
+use crate::source::watch::{self, LiveState, WatchOptions};
 
 use super::{Thresholds, parse_duration};
 
 /// Port 9096: the Prometheus exporter range 9100–9999 is fully allocated, and 9096
 /// appears in neither the core-component block (9090–9094) nor the list of
 /// exporters outside that range (see the README).
-pub const DEFAULT_LISTEN: &str = "0.0.0.0:9096";
+pub(crate) const DEFAULT_LISTEN: &str = "0.0.0.0:9096";
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
     /// Address to serve /metrics, /findings, /healthz, /readyz and the landing page on.
     #[arg(long, default_value = DEFAULT_LISTEN, env = "KUBE_LIFECYCLE_LISTEN")]
-    pub listen: SocketAddr,
+    pub(crate) listen: SocketAddr,
 
     /// Serve the findings of a kubectl dump (JSON or YAML) instead of watching a cluster.
     #[arg(long, value_name = "FILE", env = "KUBE_LIFECYCLE_FROM_FILE")]
-    pub from_file: Option<PathBuf>,
+    pub(crate) from_file: Option<PathBuf>,
 
     /// Kubeconfig file. Without it: in-cluster service account when running in a pod,
     /// else $KUBECONFIG or ~/.kube/config, as kubectl does.
     #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
+    pub(crate) kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context to use instead of the current one.
     #[arg(long)]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
 
     /// Watch only this namespace (repeatable; default: all namespaces).
     #[arg(
@@ -50,7 +49,7 @@ pub struct ServeArgs {
         env = "KUBE_LIFECYCLE_NAMESPACES",
         value_delimiter = ','
     )]
-    pub namespaces: Vec<String>,
+    pub(crate) namespaces: Vec<String>,
 
     /// Never watch this namespace (repeatable).
     #[arg(
@@ -59,11 +58,11 @@ pub struct ServeArgs {
         env = "KUBE_LIFECYCLE_EXCLUDE_NAMESPACES",
         value_delimiter = ','
     )]
-    pub exclude_namespaces: Vec<String>,
+    pub(crate) exclude_namespaces: Vec<String>,
 
     /// Warning events older than this are forgotten (the API server's own event TTL is 1h).
     #[arg(long, value_parser = parse_duration, default_value = "1h", env = "KUBE_LIFECYCLE_EVENT_MAX_AGE")]
-    pub event_max_age: SignedDuration,
+    pub(crate) event_max_age: SignedDuration,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
     /// By default the landing page links to the copies this exporter serves under /runbooks.
@@ -72,13 +71,13 @@ pub struct ServeArgs {
         env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL",
         default_value = "/runbooks"
     )]
-    pub runbook_base_url: String,
+    pub(crate) runbook_base_url: String,
 
     /// How long each watch request stays open before the API server ends it and it is
     /// renewed. A connection silent for this long plus 5s is considered dead and
     /// reopened (a watch that hangs without sending a byte, a half-open TCP connection).
     #[arg(long, value_parser = parse_std_duration, default_value = "290s", env = "KUBE_LIFECYCLE_WATCH_TIMEOUT")]
-    pub watch_timeout: std::time::Duration,
+    pub(crate) watch_timeout: std::time::Duration,
 
     /// This exporter's shard (0-based) when the cluster is split across
     /// --total-shards exporters by namespace.
@@ -88,16 +87,16 @@ pub struct ServeArgs {
         env = "KUBE_LIFECYCLE_SHARD",
         conflicts_with = "shard_from_pod_name"
     )]
-    pub shard: u32,
+    pub(crate) shard: u32,
 
     /// Number of exporters sharing the cluster by namespace (1: no sharding).
     #[arg(long, default_value_t = 1, env = "KUBE_LIFECYCLE_TOTAL_SHARDS")]
-    pub total_shards: u32,
+    pub(crate) total_shards: u32,
 
     /// Take the shard from a StatefulSet pod's name (`…-2` is shard 2); give it the
     /// pod's own name, e.g. from the downward API.
     #[arg(long, env = "KUBE_LIFECYCLE_SHARD_FROM_POD_NAME")]
-    pub shard_from_pod_name: Option<String>,
+    pub(crate) shard_from_pod_name: Option<String>,
 
     /// Web configuration file in the Prometheus exporter-toolkit format: TLS
     /// (`tls_server_config`: cert_file, key_file, client_auth_type and
@@ -112,10 +111,10 @@ pub struct ServeArgs {
         value_name = "FILE",
         env = "KUBE_LIFECYCLE_WEB_CONFIG_FILE"
     )]
-    pub web_config_file: Option<PathBuf>,
+    pub(crate) web_config_file: Option<PathBuf>,
 
     #[command(flatten)]
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
 }
 
 impl ServeArgs {

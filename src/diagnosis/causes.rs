@@ -276,7 +276,7 @@ impl Cause {
     }
 
     /// Every cause label an anomaly can carry, with its description.
-    pub fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
+    pub(crate) fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
         fn all<T: Copy>(
             values: &[T],
             f: impl Fn(T) -> (&'static str, &'static str),
@@ -320,7 +320,8 @@ impl serde::Serialize for Cause {
 }
 
 /// The vocabulary as markdown: one table per anomaly (kept in `docs/causes.md`).
-pub fn markdown_tables() -> String {
+#[cfg(test)]
+pub(crate) fn markdown_tables() -> String {
     let mut out = String::new();
     for anomaly in Anomaly::ALL {
         out.push_str(&format!("### `{anomaly}`\n\n{}\n\n", anomaly.description()));

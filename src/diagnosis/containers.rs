@@ -159,7 +159,7 @@ fn container_creating(
                 CreatingCause::Unknown,
                 format!(
                     "containers still being created {} after the pod reached its node",
-                    crate::age::short(waited)
+                    crate::model::age::short(waited)
                 ),
                 Some(since),
             )

@@ -3,9 +3,9 @@
 //! path component is a registry only if it has a `.` or `:`, is `localhost`, or
 //! has upper-case letters; otherwise the image is on Docker Hub.
 
-pub const DOCKER_HUB: &str = "docker.io";
+pub(super) const DOCKER_HUB: &str = "docker.io";
 
-pub fn registry_host(image: &str) -> String {
+pub(super) fn registry_host(image: &str) -> String {
     let image = image.trim();
     if image.is_empty() {
         return String::new();

@@ -11,13 +11,13 @@
 //!
 //! [`classify`] holds the message tables they share.
 
-pub mod causes;
+mod causes;
 pub mod classify;
 mod containers;
-pub mod image_ref;
+mod image_ref;
 mod namespaces;
 mod pending;
-pub mod placement;
+mod placement;
 pub mod runbook;
 mod terminating;
 mod workloads;
@@ -160,7 +160,7 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
 
 /// Why a pod with a deletionTimestamp still exists at `now` (the rules of
 /// [`terminating`]), for observers that need the cause without a finding.
-pub fn terminating_cause(
+pub(crate) fn terminating_cause(
     cluster: &Cluster,
     pod: &crate::model::Pod,
     now: Time,
@@ -176,4 +176,98 @@ fn namespace_of(namespace: &str) -> Option<String> {
 /// `Some(node)` unless empty.
 fn node_of(node: &str) -> Option<String> {
     (!node.is_empty()).then(|| node.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The diagnosis decides from the model alone. No file of it names another
+    /// part of the crate (a source, an output, the server), nor a crate that
+    /// reaches out of the process; it imports std, jiff, serde and the model.
+    #[test]
+    fn the_diagnosis_imports_nothing_but_the_model() {
+        // `doc_blocks` is the tests' check of generated documentation.
+        const CRATE_PARTS: &[&str] = &["crate::model", "crate::doc_blocks"];
+        const USE_ROOTS: &[&str] = &[
+            "std::",
+            "core::",
+            "jiff::",
+            "serde::",
+            "serde_json::",
+            "crate::",
+            "super::",
+            "self::",
+        ];
+        const OUT_OF_PROCESS: &[&str] = &[
+            "kube",
+            "k8s_openapi",
+            "tokio",
+            "futures",
+            "axum",
+            "http",
+            "hyper",
+            "tracing",
+            "prometheus_client",
+            "clap",
+            "reqwest",
+            "rustls",
+        ];
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/diagnosis");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        files.sort();
+        assert!(files.len() > 5, "{files:?}");
+        let mut wrong = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let name = file.file_name().unwrap().to_string_lossy();
+            for (number, line) in text.lines().enumerate() {
+                let at = format!("{name}:{}: {}", number + 1, line.trim());
+                // The line without its comment and the text inside quotes.
+                let code: String = line
+                    .split("//")
+                    .next()
+                    .unwrap_or_default()
+                    .split('"')
+                    .step_by(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let code = code.as_str();
+                for (i, _) in code.match_indices("crate::") {
+                    let ident_before = code[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    if !ident_before && !CRATE_PARTS.iter().any(|p| code[i..].starts_with(p)) {
+                        wrong.push(at.clone());
+                    }
+                }
+                if let Some(path) = code.trim_start().strip_prefix("use ")
+                    && !USE_ROOTS.iter().any(|root| path.starts_with(root))
+                {
+                    wrong.push(at.clone());
+                }
+                for krate in OUT_OF_PROCESS {
+                    let named = code.match_indices(&format!("{krate}::")).any(|(i, _)| {
+                        !code[..i]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    });
+                    if named {
+                        wrong.push(at.clone());
+                    }
+                }
+            }
+        }
+        wrong.dedup();
+        assert!(
+            wrong.is_empty(),
+            "the diagnosis reads the model only; these lines import something else:\n{}",
+            wrong.join("\n")
+        );
+    }
 }

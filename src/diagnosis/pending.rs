@@ -3,7 +3,7 @@
 //! the reason that excluded the most nodes is the cause. A pod that no scheduler
 //! ever touched has no PodScheduled condition at all.
 
-use crate::age;
+use crate::model::age;
 use crate::model::{ConditionStatus, Kind, Pod, PodPhase, Time};
 
 use super::classify;

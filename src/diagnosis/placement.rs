@@ -19,7 +19,7 @@ const DAEMON_TOLERATED_HOST_NETWORK: (&str, &str) =
     ("node.kubernetes.io/network-unavailable", "NoSchedule");
 
 /// Whether the DaemonSet controller would place a pod of `template` on `node`.
-pub fn daemon_pod_fits(template: &PodTemplateSpec, node: &Node) -> bool {
+pub(super) fn daemon_pod_fits(template: &PodTemplateSpec, node: &Node) -> bool {
     selector_matches(template, node)
         && node.spec.taints.iter().all(|taint| {
             !repels(taint)
@@ -41,7 +41,7 @@ fn repels(taint: &Taint) -> bool {
 }
 
 /// Whether any toleration matches the taint (core/v1 `Toleration.ToleratesTaint`).
-pub fn tolerated(tolerations: &[Toleration], taint: &Taint) -> bool {
+pub(super) fn tolerated(tolerations: &[Toleration], taint: &Taint) -> bool {
     tolerations.iter().any(|t| {
         let effect_ok = t.effect.is_empty() || t.effect == taint.effect;
         let key_ok = (t.key.is_empty() && t.operator == "Exists") || t.key == taint.key;
@@ -54,7 +54,7 @@ pub fn tolerated(tolerations: &[Toleration], taint: &Taint) -> bool {
 }
 
 /// nodeSelector and required node affinity.
-pub fn selector_matches(template: &PodTemplateSpec, node: &Node) -> bool {
+pub(super) fn selector_matches(template: &PodTemplateSpec, node: &Node) -> bool {
     let labels = &node.metadata.labels;
     let selector_ok = template
         .node_selector

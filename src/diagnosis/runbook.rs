@@ -99,7 +99,7 @@ impl Runbook {
 
     /// The alert a finding with this cause raises (after its `for:`), which is also
     /// where its runbook is.
-    pub fn for_cause(cause: Cause) -> Runbook {
+    pub(crate) fn for_cause(cause: Cause) -> Runbook {
         match cause {
             Cause::PodTerminating(c) => match c {
                 TerminatingCause::Finalizers => Runbook::PodTerminatingFinalizers,

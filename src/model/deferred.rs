@@ -3,8 +3,8 @@
 //!
 //! A pod's container specs are needed only when they can claim a host port,
 //! and its container statuses only when the pod is not settled or a container
-//! may be waiting: rarely, in a large cluster, while the two lists are well
-//! over half of a pod's bytes. The list decoder ([`skim`](crate::live::skim))
+//! may be waiting: rarely, in a large cluster, while the two lists are most
+//! of a pod's bytes. The list decoder ([`codec`](crate::codec))
 //! answers the newtype name [`UNPARSED`] with the value's text, having checked
 //! only its extent; any other decoder (serde_json, for watch events) decodes
 //! the value as usual.
@@ -18,11 +18,7 @@ use memchr::memmem::Finder;
 use serde::de::{self, Deserialize, Deserializer};
 
 use super::meta::nullable;
-
-/// The name of a newtype a decoder may answer with the value's JSON text,
-/// unparsed, through `visit_borrowed_str` (as serde_json does for its
-/// `RawValue`), rather than decode it.
-pub const UNPARSED: &str = "$kube_lifecycle_exporter::Unparsed";
+use crate::codec::UNPARSED;
 
 /// A list (`null` reads as empty), as text to decode later or decoded.
 pub(super) enum Deferred<'a, T> {
@@ -59,7 +55,7 @@ impl<'de: 'a, 'a, T: Deserialize<'de> + Default> Deserialize<'de> for Deferred<'
 }
 
 /// An object key, in quotes (`"\"hostPort\""`), to look for in a list's text,
-/// with its searcher built once (building one was a third of the search).
+/// with its searcher built once: building one costs more than a search.
 pub(super) struct Key {
     quoted: &'static str,
     finder: OnceLock<Finder<'static>>,

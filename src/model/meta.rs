@@ -27,7 +27,7 @@ where
 
 /// A list as the model holds it: exactly its length, and a pointer and a
 /// length inline (a `Vec` grows by doubling while it is parsed, and carries its
-/// capacity; a model of 150,000 pods keeps several lists per pod).
+/// capacity; the model of a large cluster keeps several lists per pod).
 pub type List<T> = Box<[T]>;
 
 /// Like [`nullable`] for a list, held as a [`List`].
@@ -103,8 +103,8 @@ impl<L> Meta<L> {
 }
 
 /// The controller references held, one copy each: the ten pods of a ReplicaSet
-/// name it in the same words, and a copy per pod cost about 220 bytes (a list
-/// and three strings).
+/// name it in the same words, and a copy per pod was a list and three
+/// strings.
 static CONTROLLER_REFERENCES: LazyLock<Mutex<SharedSet<OwnerReference>>> =
     LazyLock::new(|| Mutex::new(SharedSet::default()));
 

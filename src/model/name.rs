@@ -3,8 +3,8 @@
 //!
 //! A pod of a large cluster names its namespace, its node and its controller
 //! in the same words as a hundred other pods. Held as separate strings, those
-//! copies were a fifth of what the model kept per pod; shared, they cost one
-//! pointer each.
+//! copies were a large part of what the model kept per pod; shared, they cost
+//! one pointer each.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -58,7 +58,7 @@ static NAMES: LazyLock<Mutex<SharedSet<str>>> = LazyLock::new(|| Mutex::new(Shar
 impl Name {
     /// The one shared copy of `name`: for the names many objects repeat
     /// (namespaces, nodes).
-    pub fn interned(name: &str) -> Name {
+    pub(crate) fn interned(name: &str) -> Name {
         if name.is_empty() {
             return Name::default();
         }

@@ -30,7 +30,7 @@ pub struct NamespaceStatus {
 }
 
 impl Namespace {
-    pub fn is_terminating(&self) -> bool {
+    pub(crate) fn is_terminating(&self) -> bool {
         self.status.phase == "Terminating" || self.metadata.deletion_timestamp.is_some()
     }
 

@@ -71,7 +71,7 @@ impl Node {
         }
     }
 
-    pub fn is_ready(&self) -> bool {
+    pub(crate) fn is_ready(&self) -> bool {
         self.readiness() == Readiness::Ready
     }
 }

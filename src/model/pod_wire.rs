@@ -1,10 +1,14 @@
-//! A pod's container statuses as the API prints them, decoded before it is
-//! known whether the pod keeps them.
+//! A pod as the API prints it, and the policy that decodes it into the
+//! model's [`Pod`]: which conditions are kept, containers reduced to the host
+//! ports they claim, and a settled pod's container statuses dropped.
+//!
+//! The container statuses are decoded before it is known whether the pod
+//! keeps them.
 //!
 //! Most pods of a large cluster are settled and drop their container
 //! statuses (see [`Pod`](super::Pod)); decoded straight into the model's
 //! types, each status cost its strings' allocations and its timestamps'
-//! parsing only to be thrown away, about a quarter of the decoding of a pod.
+//! parsing only to be thrown away, a large part of the decoding of a pod.
 //! Here the strings stay borrowed from the input and the timestamps unparsed
 //! until a status is known to be kept. (The list decoder does better still: it
 //! hands the statuses over as text, and a settled pod's are not decoded at all
@@ -16,13 +20,158 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use super::meta::{Condition, ConditionStatus, List, Time, nullable};
-use super::pod::{ContainerState, ContainerStatus, Running, Terminated, Waiting};
+use super::deferred::{Deferred, Key};
+use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
+use super::name::{Name, interned};
+use super::pod::{
+    ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
+    PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated, Waiting, host_ports,
+};
+
+/// A container status with a waiting state names this key.
+static WAITING: Key = Key::new("\"waiting\"");
+/// A container spec that claims a port on the node names this key.
+static HOST_PORT: Key = Key::new("\"hostPort\"");
+
+/// A pod as the API prints it (of the fields kept), before a settled pod sheds
+/// its container statuses.
+#[derive(Deserialize)]
+struct PodWire<'a> {
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    spec: PodSpec,
+    #[serde(default, borrow)]
+    status: Option<PodStatusWire<'a>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PodStatusWire<'a> {
+    #[serde(default, deserialize_with = "nullable")]
+    phase: PodPhase,
+    #[serde(default, deserialize_with = "pod_conditions")]
+    conditions: PodConditions,
+    #[serde(default, deserialize_with = "super::time::optional")]
+    start_time: Option<Time>,
+    #[serde(default, borrow)]
+    container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
+    #[serde(default, borrow)]
+    init_container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
+}
+
+impl<'de> Deserialize<'de> for Pod {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = PodWire::deserialize(deserializer)?;
+        let status = wire.status.unwrap_or_default();
+        let mut pod = Pod {
+            metadata: wire.metadata,
+            spec: wire.spec,
+            status: PodStatus {
+                phase: status.phase,
+                conditions: status.conditions,
+                start_time: status.start_time,
+                container_statuses: List::default(),
+                init_container_statuses: List::default(),
+            },
+        };
+        // Settled as `is_settled` judges it, with the statuses still on the
+        // wire: a settled pod whose statuses name no waiting state drops them
+        // undecoded.
+        let may_wait = |s: &Deferred<Vec<ContainerStatusWire>>| {
+            s.may_name(&WAITING, |s| s.iter().any(ContainerStatusWire::is_waiting))
+        };
+        let (regular, init) = (status.container_statuses, status.init_container_statuses);
+        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) {
+            regular.skip()?;
+            init.skip()?;
+            return Ok(pod);
+        }
+        let (regular, init) = (regular.decode()?, init.decode()?);
+        let waiting = init
+            .iter()
+            .chain(&regular)
+            .any(ContainerStatusWire::is_waiting);
+        if !pod.is_settled() || waiting {
+            pod.status.container_statuses = statuses(regular).map_err(de::Error::custom)?;
+            pod.status.init_container_statuses = statuses(init).map_err(de::Error::custom)?;
+        }
+        Ok(pod)
+    }
+}
+
+/// `spec` as the API prints it, before the containers are reduced to host ports.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PodSpecWire<'a> {
+    #[serde(default, deserialize_with = "interned")]
+    node_name: Name,
+    #[serde(default, deserialize_with = "nullable")]
+    host_network: bool,
+    #[serde(default, deserialize_with = "compact")]
+    scheduling_gates: List<SchedulingGate>,
+    #[serde(default, borrow)]
+    containers: Deferred<'a, Vec<ContainerSpec>>,
+    #[serde(default, borrow)]
+    init_containers: Deferred<'a, Vec<ContainerSpec>>,
+}
+
+impl<'de> Deserialize<'de> for PodSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = Option::<PodSpecWire>::deserialize(deserializer)?;
+        let Some(wire) = wire else {
+            return Ok(PodSpec::default());
+        };
+        let mut ports = claimed_ports(wire.containers, wire.host_network)?;
+        ports.extend(claimed_ports(wire.init_containers, wire.host_network)?);
+        ports.sort();
+        ports.dedup();
+        Ok(PodSpec {
+            node_name: wire.node_name,
+            host_network: wire.host_network,
+            scheduling_gates: wire.scheduling_gates,
+            host_ports: ports.into_boxed_slice(),
+        })
+    }
+}
+
+/// What the containers of a pod spec claim on the node. Only `hostPort`, or
+/// `hostNetwork` with any container port, claims a port, so containers given
+/// as text that name no `hostPort` are not decoded: most pods claim none, and
+/// the container specs are most of a pod spec's bytes.
+fn claimed_ports<E: de::Error>(
+    containers: Deferred<'_, Vec<ContainerSpec>>,
+    host_network: bool,
+) -> Result<Vec<HostPort>, E> {
+    if host_network || containers.may_name(&HOST_PORT, |_| true) {
+        Ok(host_ports(&containers.decode()?, host_network))
+    } else {
+        containers.skip()?;
+        Ok(Vec::new())
+    }
+}
+
+fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
+    let all: Vec<ConditionWire<'de>> = nullable(deserializer)?;
+    let kept_as = |wire: ConditionWire<'de>| -> Result<PodCondition, D::Error> {
+        Ok(wire.into_condition().map_err(de::Error::custom)?.into())
+    };
+    let mut kept = PodConditions::default();
+    for wire in all {
+        match wire.kind() {
+            "PodScheduled" => kept.pod_scheduled = Some(kept_as(wire)?),
+            "Ready" => kept.ready = Some(kept_as(wire)?),
+            "DisruptionTarget" => kept.disruption_target = Some(Box::new(kept_as(wire)?)),
+            _ => {}
+        }
+    }
+    Ok(kept)
+}
 
 /// A string borrowed from the input where it has no escapes; `null` and a
 /// missing field read as empty.
 #[derive(Debug, Default)]
-pub(super) struct Text<'a>(Cow<'a, str>);
+struct Text<'a>(Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -68,7 +217,7 @@ impl Text<'_> {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct ContainerStatusWire<'a> {
+struct ContainerStatusWire<'a> {
     #[serde(default, borrow)]
     name: Text<'a>,
     #[serde(default, borrow)]
@@ -127,7 +276,7 @@ struct TerminatedWire<'a> {
 
 impl ContainerStatusWire<'_> {
     /// Whether the container waits (not created, pulling, backing off).
-    pub(super) fn is_waiting(&self) -> bool {
+    fn is_waiting(&self) -> bool {
         self.state.as_ref().is_some_and(|s| s.waiting.is_some())
     }
 
@@ -179,9 +328,7 @@ fn time(text: Option<Text<'_>>) -> Result<Option<Time>, String> {
 }
 
 /// The statuses as the model holds them.
-pub(super) fn statuses(
-    wire: Vec<ContainerStatusWire<'_>>,
-) -> Result<List<ContainerStatus>, String> {
+fn statuses(wire: Vec<ContainerStatusWire<'_>>) -> Result<List<ContainerStatus>, String> {
     wire.into_iter()
         .map(ContainerStatusWire::into_status)
         .collect::<Result<Vec<_>, _>>()
@@ -193,7 +340,7 @@ pub(super) fn statuses(
 /// allocated nor their timestamps parsed.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct ConditionWire<'a> {
+struct ConditionWire<'a> {
     #[serde(rename = "type", default, borrow)]
     type_: Text<'a>,
     #[serde(default)]
@@ -207,11 +354,11 @@ pub(super) struct ConditionWire<'a> {
 }
 
 impl ConditionWire<'_> {
-    pub(super) fn kind(&self) -> &str {
+    fn kind(&self) -> &str {
         &self.type_.0
     }
 
-    pub(super) fn into_condition(self) -> Result<Condition, String> {
+    fn into_condition(self) -> Result<Condition, String> {
         Ok(Condition {
             last_transition_time: time(self.last_transition_time)?,
             type_: self.type_.owned(),
@@ -219,5 +366,100 @@ impl ConditionWire<'_> {
             reason: self.reason.owned(),
             message: self.message.owned(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pod_with_null_everything_parses() {
+        let pod: Pod =
+            serde_json::from_str(r#"{"metadata":null,"spec":null,"status":null}"#).unwrap();
+        assert_eq!(pod.status.phase, PodPhase::Pending);
+        assert!(pod.container_statuses().next().is_none());
+    }
+
+    #[test]
+    fn only_the_conditions_read_are_kept() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"status":{"phase":"Running","conditions":[
+                {"type":"Initialized","status":"True"},
+                {"type":"Ready","status":"False","reason":"ContainersNotReady"},
+                {"type":"PodScheduled","status":"True","lastTransitionTime":"2024-05-01T10:00:00Z"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            pod.status.conditions.ready.as_ref().unwrap().reason(),
+            "ContainersNotReady"
+        );
+        assert_eq!(
+            pod.scheduled_at().unwrap().to_string(),
+            "2024-05-01T10:00:00Z"
+        );
+    }
+
+    #[test]
+    fn a_settled_pod_is_held_without_its_container_statuses() {
+        let status = |phase: &str, state: &str, deletion: &str| {
+            format!(
+                r#"{{"metadata":{{"name":"p"{deletion}}},"spec":{{"nodeName":"n1"}},
+                    "status":{{"phase":"{phase}",
+                      "initContainerStatuses":[{{"name":"i","image":"busybox","state":{{"terminated":{{"exitCode":0,"reason":"Completed"}}}}}}],
+                      "containerStatuses":[{{"name":"app","image":"nginx:1.27","state":{state}}}]}}}}"#
+            )
+        };
+        let running = r#"{"running":{"startedAt":"2024-05-01T10:00:00Z"}}"#;
+        let waiting = r#"{"waiting":{"reason":"CrashLoopBackOff"}}"#;
+        let deleting = r#","deletionTimestamp":"2024-05-01T10:00:30Z""#;
+        for (json, kept) in [
+            (status("Running", running, ""), false),
+            (status("Running", waiting, ""), true),
+            (status("Running", running, deleting), true),
+            (status("Pending", running, ""), true),
+        ] {
+            let pod: Pod = serde_json::from_str(&json).unwrap();
+            assert_eq!(
+                pod.container_statuses().count(),
+                if kept { 2 } else { 0 },
+                "{json}"
+            );
+            assert_eq!(pod.is_settled(), !kept, "{json}");
+        }
+    }
+
+    /// The host ports a pod claims, as (port, protocol).
+    fn claimed(pod: &Pod) -> Vec<(i32, &str)> {
+        pod.host_ports()
+            .iter()
+            .map(|p| (p.port, p.protocol.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn containers_are_reduced_to_their_host_ports() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080}]},
+                                      {"name":"b"},{"name":"c","ports":[{"containerPort":81}]}],
+                        "initContainers":[{"name":"i","ports":[{"containerPort":53,"hostPort":53,"protocol":"UDP"},
+                                                               {"containerPort":80,"hostPort":8080}]}]},
+                "status":{"containerStatuses":[{"name":"a"},{"name":"b"},{"name":"c"}],
+                          "initContainerStatuses":[{"name":"i"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(claimed(&pod), [(53, "UDP"), (8080, "TCP")]);
+        assert_eq!(pod.status.container_statuses.len(), 3);
+        assert_eq!(pod.status.init_container_statuses.len(), 1);
+    }
+
+    #[test]
+    fn host_network_turns_container_ports_into_host_ports() {
+        let pod: Pod = serde_json::from_str(
+            r#"{"spec":{"hostNetwork":true,"containers":[{"name":"ne","ports":[
+                {"containerPort":9100,"name":"metrics"},{"containerPort":53,"protocol":"UDP"}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(claimed(&pod), [(53, "UDP"), (9100, "TCP")]);
     }
 }

@@ -1,9 +1,9 @@
 //! Timestamps as the API server prints them, read quickly.
 //!
 //! The API server prints `metav1.Time` as `2024-05-01T12:00:00Z`: RFC 3339 in
-//! UTC, to the second. A list of 150,000 pods carries about five per pod, and
-//! reading them with jiff's full RFC 3339 parser was a fiftieth of the first
-//! sync's CPU. That one form is read here by hand; anything else (fractions of
+//! UTC, to the second. A pod carries several, and reading each with jiff's
+//! full RFC 3339 parser showed in the first sync's CPU (`docs/performance.md`
+//! has the figures). That one form is read here by hand; anything else (fractions of
 //! a second as `MicroTime` has, offsets, lower-case letters, values out of
 //! range) goes to jiff, so every input reads as jiff reads it, errors included.
 
@@ -15,7 +15,7 @@ use serde::de::{self, Visitor};
 use super::meta::Time;
 
 /// Parses a timestamp as `Time` (`jiff::Timestamp`) parses it.
-pub fn parse_time(text: &str) -> Result<Time, jiff::Error> {
+pub(super) fn parse_time(text: &str) -> Result<Time, jiff::Error> {
     match utc_seconds(text.as_bytes()).and_then(|s| Time::from_second(s).ok()) {
         Some(time) => Ok(time),
         None => text.parse(),

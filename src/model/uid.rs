@@ -7,9 +7,10 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 use super::name::Name;
 
 /// `metadata.uid`. The API server makes UUIDs and prints them as 36 lower-case
-/// characters; such a uid is held as its 16 bytes (a string cost 72 bytes per
-/// object). Anything else (hand-written dumps, upper case) is held as written,
-/// so two spellings of one UUID stay different, as they are to the API.
+/// characters; such a uid is held as its 16 bytes rather than as a string
+/// several times that size. Anything else (hand-written dumps, upper case) is
+/// held as written, so two spellings of one UUID stay different, as they are
+/// to the API.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Uid {
     Uuid([u8; 16]),
@@ -29,7 +30,7 @@ impl Uid {
     }
 
     /// The UUID as one number, when it is one.
-    pub fn as_u128(&self) -> Option<u128> {
+    pub(crate) fn as_u128(&self) -> Option<u128> {
         match self {
             Uid::Uuid(bytes) => Some(u128::from_be_bytes(*bytes)),
             Uid::Text(_) => None,

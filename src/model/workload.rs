@@ -32,11 +32,11 @@ pub struct DeploymentStrategy {
 }
 
 impl Deployment {
-    pub fn is_recreate(&self) -> bool {
+    pub(crate) fn is_recreate(&self) -> bool {
         self.spec.strategy.type_ == "Recreate"
     }
 
-    pub fn desired_replicas(&self) -> i32 {
+    pub(crate) fn desired_replicas(&self) -> i32 {
         self.spec.replicas.unwrap_or(1)
     }
 }
@@ -56,7 +56,7 @@ pub struct ReplicaSetSpec {
 }
 
 impl ReplicaSet {
-    pub fn desired_replicas(&self) -> i32 {
+    pub(crate) fn desired_replicas(&self) -> i32 {
         self.spec.replicas.unwrap_or(1)
     }
 }
@@ -80,7 +80,7 @@ pub struct StatefulSetSpec {
 }
 
 impl StatefulSet {
-    pub fn desired_replicas(&self) -> i32 {
+    pub(crate) fn desired_replicas(&self) -> i32 {
         self.spec.replicas.unwrap_or(1)
     }
 }

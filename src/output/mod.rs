@@ -1,5 +1,7 @@
-//! Outputs format findings; they never decide anything.
+//! Outputs format findings; they never decide anything: the metrics, the JSON,
+//! the terminal table and the HTML pages.
 
+pub(crate) mod html;
 pub mod json;
 pub mod metrics;
 pub mod table;
@@ -17,14 +19,14 @@ pub enum RunbookLinks {
 }
 
 impl RunbookLinks {
-    pub fn from_base_url(base: Option<&str>) -> Self {
+    pub(crate) fn from_base_url(base: Option<&str>) -> Self {
         match base {
             Some(base) if !base.trim().is_empty() => RunbookLinks::BaseUrl(base.trim().to_string()),
             _ => RunbookLinks::RepositoryPaths,
         }
     }
 
-    pub fn link(&self, runbook: Runbook) -> String {
+    pub(crate) fn link(&self, runbook: Runbook) -> String {
         match self {
             RunbookLinks::RepositoryPaths => runbook.path(),
             RunbookLinks::BaseUrl(base) => runbook.url(base),

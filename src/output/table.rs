@@ -2,8 +2,8 @@
 
 use jiff::Timestamp;
 
-use crate::age;
 use crate::diagnosis::{Detail, Finding};
+use crate::model::age;
 
 use super::RunbookLinks;
 

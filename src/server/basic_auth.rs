@@ -24,7 +24,7 @@ use super::web_config::{WebConfig, WebSecurity};
 
 /// Open without credentials: the kubelet's probes send none, and they say
 /// only whether the process runs and whether the watches have synced.
-pub const OPEN_PATHS: [&str; 2] = ["/healthz", "/readyz"];
+pub(crate) const OPEN_PATHS: [&str; 2] = ["/healthz", "/readyz"];
 
 /// Remembered successes at most; past it the memory starts afresh.
 const REMEMBERED: usize = 1024;
@@ -39,7 +39,7 @@ struct Gate {
 }
 
 /// Puts the web config's basic auth and headers in front of `router`.
-pub fn protect(router: Router, security: Arc<WebSecurity>) -> Router {
+pub(crate) fn protect(router: Router, security: Arc<WebSecurity>) -> Router {
     let gate = Arc::new(Gate {
         security,
         verified: Mutex::new(HashSet::new()),

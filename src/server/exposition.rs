@@ -1,17 +1,17 @@
 //! Exposition formats: OpenMetrics text (what prometheus-client writes) and the
 //! classic Prometheus text format 0.0.4, chosen by the request's `Accept`.
 
-pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-pub const CLASSIC: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub(crate) const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const CLASSIC: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     OpenMetrics,
     Classic,
 }
 
 impl Format {
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Format::OpenMetrics => OPENMETRICS,
             Format::Classic => CLASSIC,
@@ -20,7 +20,7 @@ impl Format {
 
     /// OpenMetrics when the client ranks it at least as high as plain text
     /// (Prometheus does); the classic format otherwise (curl, browsers).
-    pub fn negotiate(accept: Option<&str>) -> Format {
+    pub(crate) fn negotiate(accept: Option<&str>) -> Format {
         let Some(accept) = accept else {
             return Format::Classic;
         };
@@ -49,7 +49,7 @@ impl Format {
 /// Rewrites OpenMetrics text as the classic text format: counters are typed
 /// under their `_total` name, info metrics become gauges, `# UNIT` and `# EOF`
 /// go, and `_created` samples are dropped.
-pub fn to_classic(openmetrics: &str) -> String {
+pub(crate) fn to_classic(openmetrics: &str) -> String {
     let mut out = String::with_capacity(openmetrics.len());
     // Family name → its rewritten name, for the HELP line that precedes TYPE.
     let lines: Vec<&str> = openmetrics.lines().collect();

@@ -1,14 +1,13 @@
 //! The HTTP side: `/metrics`, `/healthz`, `/readyz`, `/findings`, the landing page
-//! and the runbooks.
+//! and the runbooks. Routing and HTTP only: what a response says is the
+//! outputs' to render.
 
-pub mod basic_auth;
-pub mod exposition;
-pub mod landing;
-pub mod runbooks;
-pub mod tls;
-pub mod web_config;
+pub(crate) mod basic_auth;
+pub(crate) mod exposition;
+pub(crate) mod runbooks;
+pub(crate) mod tls;
+pub(crate) mod web_config;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,23 +17,15 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use jiff::Timestamp;
-use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
-use prometheus_client::metrics::MetricType;
-use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use crate::diagnosis::Finding;
-use crate::live::LiveState;
-use crate::live::resources::plural;
-use crate::live::telemetry::CATALOGUE;
-use crate::output::metrics::{FindingsCollector, FindingsSource};
-use crate::output::{RunbookLinks, json};
+use crate::output::{RunbookLinks, html, json, metrics};
+use crate::source::watch::LiveState;
 
 use exposition::Format;
 
 /// What the handlers share.
-pub struct App {
+pub(crate) struct App {
     pub live: Arc<LiveState>,
     pub registry: Registry,
     pub links: RunbookLinks,
@@ -42,46 +33,10 @@ pub struct App {
     pub source: String,
 }
 
-/// Findings judged at scrape time from the live model.
-struct LiveFindings(Arc<LiveState>);
-
-impl FindingsSource for LiveFindings {
-    fn current(&self) -> Vec<Finding> {
-        self.0.findings(Timestamp::now())
-    }
-}
-
-/// Objects held per resource, read at scrape time.
-struct ModelSize(Arc<LiveState>);
-
-impl fmt::Debug for ModelSize {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ModelSize")
-    }
-}
-
-impl Collector for ModelSize {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let name = "kube_lifecycle_watch_objects";
-        let help = CATALOGUE
-            .iter()
-            .find(|d| d.name == name)
-            .map_or("", |d| d.help);
-        let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
-        for (kind, count) in self.0.counts() {
-            let labels = [("resource", plural(kind))];
-            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
-        }
-        Ok(())
-    }
-}
-
 impl App {
-    pub fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
+    pub(crate) fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
         let mut registry = Registry::default();
-        FindingsCollector::new(LiveFindings(live.clone())).register(&mut registry);
-        registry.register_collector(Box::new(ModelSize(live.clone())));
-        live.telemetry.register(&mut registry);
+        metrics::register(&mut registry, live.clone(), &live.telemetry);
         App {
             live,
             registry,
@@ -90,7 +45,7 @@ impl App {
         }
     }
 
-    pub fn router(self: Arc<Self>) -> Router {
+    pub(crate) fn router(self: Arc<Self>) -> Router {
         Router::new()
             .route("/", get(landing_page))
             .route("/metrics", get(metrics))
@@ -110,10 +65,7 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         let started = Instant::now();
         let mut text = String::new();
         let result = prometheus_client::encoding::text::encode(&mut text, &app.registry);
-        app.live
-            .telemetry
-            .render_seconds
-            .set(started.elapsed().as_secs_f64());
+        app.live.telemetry.rendered(started.elapsed().as_secs_f64());
         result.map(|()| text)
     })
     .await;
@@ -153,7 +105,7 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     let pending: Vec<&str> = readiness
         .iter()
         .filter(|(_, ready)| !ready)
-        .map(|(k, _)| plural(*k))
+        .map(|(k, _)| k.plural())
         .collect();
     if pending.is_empty() {
         (StatusCode::OK, "ready\n").into_response()
@@ -165,7 +117,7 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
             .map(|(k, scope, message)| {
                 format!(
                     "{}{}: {message}",
-                    plural(k),
+                    k.plural(),
                     scope.map(|s| format!(" in {s}")).unwrap_or_default()
                 )
             })
@@ -188,7 +140,7 @@ async fn landing_page(State(app): State<Arc<App>>) -> Html<String> {
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
-    Html(landing::render(&landing::Page {
+    Html(html::landing(&html::Page {
         findings: &findings,
         now,
         links: &app.links,

@@ -29,7 +29,7 @@ use super::web_config::{FieldError, RawTls, TlsSettings, WebSecurity, given};
 
 /// `tls_server_config.client_auth_type`, Go's `tls.ClientAuthType` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientAuth {
+pub(crate) enum ClientAuth {
     NoClientCert,
     /// Asks for a certificate, accepts any or none (not verified).
     RequestClientCert,
@@ -69,7 +69,7 @@ impl fmt::Display for ClientAuth {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TlsVersion {
+pub(crate) enum TlsVersion {
     Tls12,
     Tls13,
 }
@@ -404,14 +404,17 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Accepts TCP connections and hands axum only those whose TLS handshake
 /// completed. Handshakes run in their own tasks, so a slow client delays
 /// nobody; each uses the configuration in force when it was accepted.
-pub struct TlsListener {
+pub(crate) struct TlsListener {
     handshaken: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
     local_addr: SocketAddr,
     acceptor: JoinHandle<()>,
 }
 
 impl TlsListener {
-    pub fn new(tcp: TcpListener, security: Arc<WebSecurity>) -> std::io::Result<TlsListener> {
+    pub(crate) fn new(
+        tcp: TcpListener,
+        security: Arc<WebSecurity>,
+    ) -> std::io::Result<TlsListener> {
         let local_addr = tcp.local_addr()?;
         let (sender, handshaken) = mpsc::channel(64);
         let acceptor = tokio::spawn(accept_loop(tcp, security, sender));

@@ -27,7 +27,7 @@ use super::tls::{self, ClientAuth, TlsVersion};
 
 /// A web configuration that loaded and passed every check.
 #[derive(Debug)]
-pub struct WebConfig {
+pub(crate) struct WebConfig {
     /// `None`: plain HTTP (the file may still ask for basic auth or headers).
     pub tls: Option<TlsSettings>,
     /// User name → bcrypt hash; empty: no authentication.
@@ -41,7 +41,7 @@ pub struct WebConfig {
 
 /// What TLS was configured with, for the logs, and the rustls configuration.
 #[derive(Debug)]
-pub struct TlsSettings {
+pub(crate) struct TlsSettings {
     pub server_config: Arc<rustls::ServerConfig>,
     pub client_auth: ClientAuth,
     pub min_version: TlsVersion,
@@ -49,7 +49,7 @@ pub struct TlsSettings {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum WebConfigError {
+pub(crate) enum WebConfigError {
     #[error("web config {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
     #[error("web config {path}: {message}")]
@@ -64,13 +64,13 @@ pub enum WebConfigError {
 
 /// A problem with one field, before the file's path is attached.
 #[derive(Debug)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     pub field: String,
     pub message: String,
 }
 
 impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError {
             field: field.into(),
             message: message.into(),
@@ -139,7 +139,7 @@ pub(super) fn given(value: &Option<String>) -> Option<&str> {
 
 impl WebConfig {
     /// Reads and checks `path` and every file it names.
-    pub fn load(path: &Path) -> Result<WebConfig, WebConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<WebConfig, WebConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| WebConfigError::Read {
             path: path.to_path_buf(),
             source,
@@ -289,7 +289,7 @@ fn stamps(files: &[PathBuf]) -> Vec<Stamp> {
 
 /// The web configuration in force, reloaded when its files change.
 #[derive(Debug)]
-pub struct WebSecurity {
+pub(crate) struct WebSecurity {
     path: PathBuf,
     current: RwLock<Arc<WebConfig>>,
     watch: Mutex<Watch>,
@@ -308,7 +308,7 @@ struct Watch {
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 impl WebSecurity {
-    pub fn load(path: &Path) -> Result<WebSecurity, WebConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<WebSecurity, WebConfigError> {
         let config = WebConfig::load(path)?;
         let seen = stamps(&config.files);
         Ok(WebSecurity {
@@ -322,13 +322,13 @@ impl WebSecurity {
         })
     }
 
-    pub fn current(&self) -> Arc<WebConfig> {
+    pub(crate) fn current(&self) -> Arc<WebConfig> {
         self.current.read().clone()
     }
 
     /// Reloads when a watched file changed since the last look (at most once
     /// a second); keeps the configuration in force when the new one fails.
-    pub fn refresh(&self) {
+    pub(crate) fn refresh(&self) {
         let mut watch = self.watch.lock();
         if watch.checked.elapsed() < CHECK_EVERY {
             return;

@@ -8,8 +8,8 @@ pub mod dashboards;
 pub mod exporter;
 
 use kube_lifecycle_exporter::diagnosis::{self, Finding};
-use kube_lifecycle_exporter::dump;
 use kube_lifecycle_exporter::model::Time;
+use kube_lifecycle_exporter::source::dump;
 use serde_json::{Value, json};
 
 pub const NOW: &str = "2024-06-01T12:00:00Z";

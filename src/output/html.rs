@@ -1,16 +1,16 @@
-//! The landing page: current findings grouped by anomaly, with cause, age,
-//! message and runbook link, and how each watch is doing.
+//! The HTML pages: the landing page (current findings grouped by anomaly, with
+//! cause, age, message and runbook link, and how each watch is doing) and the
+//! runbooks, rendered from their Markdown.
 
 use jiff::Timestamp;
 
-use crate::age;
-use crate::diagnosis::{Anomaly, Finding};
-use crate::live::resources::plural;
+use super::RunbookLinks;
+use crate::diagnosis::{Anomaly, Finding, Runbook};
 use crate::model::Kind;
-use crate::output::RunbookLinks;
+use crate::model::age;
 
 /// Escapes text for HTML element content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -25,7 +25,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-pub struct Page<'a> {
+pub(crate) struct Page<'a> {
     pub findings: &'a [Finding],
     pub now: Timestamp,
     pub links: &'a RunbookLinks,
@@ -35,7 +35,8 @@ pub struct Page<'a> {
     pub source: &'a str,
 }
 
-pub fn render(page: &Page) -> String {
+/// The landing page.
+pub(crate) fn landing(page: &Page) -> String {
     let mut html = String::from(concat!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -69,7 +70,7 @@ pub fn render(page: &Page) -> String {
         };
         html.push_str(&format!(
             "<tr><td>{}</td><td>{state}</td><td>{count}</td></tr>\n",
-            plural(*kind)
+            kind.plural()
         ));
     }
     html.push_str("</table>\n");
@@ -79,7 +80,7 @@ pub fn render(page: &Page) -> String {
     for (kind, scope, message) in page.errors {
         html.push_str(&format!(
             "<p class=\"bad\">{}{}: {}</p>\n",
-            plural(*kind),
+            kind.plural(),
             scope
                 .as_deref()
                 .map(|s| format!(" in {}", escape(s)))
@@ -141,9 +142,54 @@ pub fn render(page: &Page) -> String {
     html
 }
 
+/// The list of every runbook, by alert.
+pub(crate) fn runbook_index() -> String {
+    let mut items = String::new();
+    for runbook in Runbook::ALL {
+        items.push_str(&format!(
+            "<li><a href=\"/runbooks/{}\">{}</a></li>\n",
+            runbook.slug(),
+            runbook.alert()
+        ));
+    }
+    runbook_frame(
+        "Runbooks",
+        &format!("<h1>Runbooks</h1>\n<ul>\n{items}</ul>\n"),
+    )
+}
+
+/// One runbook.
+pub(crate) fn runbook(runbook: Runbook) -> String {
+    runbook_frame(runbook.alert(), &markdown(runbook.markdown()))
+}
+
+/// Markdown to HTML. Raw HTML in the Markdown is shown as text, not interpreted.
+fn markdown(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, html};
+    let parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        other => other,
+    });
+    let mut out = String::with_capacity(markdown.len() * 3 / 2);
+    html::push_html(&mut out, parser);
+    out
+}
+
+fn runbook_frame(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{} · kube-lifecycle-exporter</title>\
+         <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}\
+         pre{{background:#f4f4f4;padding:.6em;overflow-x:auto}}code{{background:#f4f4f4}}\
+         table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.2em .5em}}</style>\
+         </head><body><p><a href=\"/\">findings</a> · <a href=\"/runbooks\">runbooks</a></p>\n{}</body></html>\n",
+        escape(title),
+        body
+    )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::*;
 
     #[test]
     fn markup_in_messages_is_escaped() {
@@ -151,5 +197,13 @@ mod tests {
             escape("<script>\"x\" & 'y'</script>"),
             "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
         );
+    }
+
+    #[test]
+    fn markdown_renders_and_raw_html_is_shown_as_text() {
+        let html = markdown("# Title\n\n`kubectl get pods`\n\n<script>alert(1)</script>\n");
+        assert!(html.contains("<h1>Title</h1>"));
+        assert!(html.contains("<code>kubectl get pods</code>"));
+        assert!(!html.contains("<script>"));
     }
 }

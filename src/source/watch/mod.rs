@@ -3,54 +3,44 @@
 //! (`Init … InitDone`) replaces what the model holds for that watch, so objects
 //! deleted while the watch was down disappear.
 
+pub mod list_watch;
+pub mod pages;
+pub(crate) mod shard;
+mod state;
+mod transitions;
+
+pub(crate) use state::LiveState;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use futures::StreamExt;
-use k8s_openapi::NamespaceResourceScope;
 use kube::runtime::WatchStreamExt;
 // `{self}` imports the module alone: this file has a function `watcher`.
 use kube::runtime::watcher::{self};
 use kube::{Api, Client};
 use tokio::task::JoinHandle;
 
-use crate::model::{
-    CoreEvent, DaemonSet, Deployment, Kind, Namespace, Node, Pod, ReplicaSet, StatefulSet,
-};
+use crate::model::{Kind, KindVisitor, Slim};
 
-use super::list_watch::{self, Event};
-use super::resources::{Slim, Watched, group, plural};
-use super::shard::Shard;
-use super::state::{Listing, LiveState, Scope};
+use super::api::{PAGE_SIZE, Watched, api};
+use list_watch::Event;
+use shard::Shard;
+use state::{Listing, Scope};
 
 /// What to watch.
 #[derive(Debug, Clone, Default)]
-pub struct WatchOptions {
+pub(crate) struct WatchOptions {
     /// Only these namespaces (empty: all).
-    pub namespaces: Vec<String>,
+    pub(crate) namespaces: Vec<String>,
     /// Never these namespaces.
-    pub exclude_namespaces: Vec<String>,
+    pub(crate) exclude_namespaces: Vec<String>,
     /// The part of the cluster this exporter covers (all of it unless sharded).
-    pub shard: Shard,
+    pub(crate) shard: Shard,
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
     /// `None` keeps the default, 290 s.
-    pub watch_timeout: Option<std::time::Duration>,
+    pub(crate) watch_timeout: Option<std::time::Duration>,
 }
-
-/// The kinds the exporter watches, in the order it starts them.
-pub const WATCHED_KINDS: [Kind; 8] = [
-    Kind::Node,
-    Kind::Namespace,
-    Kind::Pod,
-    Kind::Deployment,
-    Kind::ReplicaSet,
-    Kind::StatefulSet,
-    Kind::DaemonSet,
-    Kind::Event,
-];
-
-/// Objects per list page, client-go's default.
-const PAGE_SIZE: u32 = 500;
 
 /// What a list-watch does with a resource: one list, then watches.
 /// Nothing is read by name, so RBAC needs no `get`.
@@ -60,9 +50,8 @@ pub const VERBS: [&str; 2] = ["list", "watch"];
 /// (`""` is the core group). The ClusterRole in `deploy/` grants [`VERBS`] on
 /// exactly these; tests/deploy.rs checks it.
 pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
-    WATCHED_KINDS
-        .iter()
-        .map(|kind| (group(*kind), plural(*kind)))
+    Kind::watch_order()
+        .map(|kind| (kind.group(), kind.plural()))
         .collect()
 }
 
@@ -72,24 +61,23 @@ pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
 /// Sharded, namespaced kinds are watched per namespace the shard owns: the
 /// `--namespace` ones it owns, or, without that list, whichever exist (started as
 /// they appear; see [`spawn_all`]), so no shard decodes another shard's objects.
-pub fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
-    WATCHED_KINDS
-        .iter()
+pub(crate) fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
+    Kind::watch_order()
         .flat_map(|kind| {
             if !kind.is_namespaced() {
-                vec![(*kind, None)]
+                vec![(kind, None)]
             } else if options.namespaces.is_empty() {
                 if options.shard.is_sharded() {
                     vec![]
                 } else {
-                    vec![(*kind, None)]
+                    vec![(kind, None)]
                 }
             } else {
                 options
                     .namespaces
                     .iter()
                     .filter(|ns| options.shard.owns(ns))
-                    .map(|ns| (*kind, Some(ns.clone())))
+                    .map(|ns| (kind, Some(ns.clone())))
                     .collect()
             }
         })
@@ -120,7 +108,7 @@ fn field_selector(kind: Kind, options: &WatchOptions) -> Option<String> {
 
 /// Starts every planned watch, and, when sharded across all namespaces, the task
 /// that starts and stops the per-namespace watches of the namespaces this shard owns.
-pub fn spawn_all(
+pub(crate) fn spawn_all(
     client: Client,
     state: Arc<LiveState>,
     options: &WatchOptions,
@@ -141,7 +129,7 @@ pub fn spawn_all(
 
 /// Sharded with no `--namespace` list: the namespaced watches follow the
 /// namespaces as they come and go.
-pub fn follows_namespaces(options: &WatchOptions) -> bool {
+pub(crate) fn follows_namespaces(options: &WatchOptions) -> bool {
     options.shard.is_sharded() && options.namespaces.is_empty()
 }
 
@@ -160,65 +148,30 @@ fn spawn_one(
             .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32),
         page_size: PAGE_SIZE,
     };
-    let keep = keep_namespace(kind, options);
-    let (client, state) = (client.clone(), state.clone());
-    match kind {
-        Kind::Node => tokio::spawn(run(
-            Api::<Watched<Node>>::all(client),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Namespace => tokio::spawn(run(
-            Api::<Watched<Namespace>>::all(client),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Pod => tokio::spawn(run(
-            namespaced::<Pod>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Deployment => tokio::spawn(run(
-            namespaced::<Deployment>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::ReplicaSet => tokio::spawn(run(
-            namespaced::<ReplicaSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::StatefulSet => tokio::spawn(run(
-            namespaced::<StatefulSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::DaemonSet => tokio::spawn(run(
-            namespaced::<DaemonSet>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
-        Kind::Event => tokio::spawn(run(
-            namespaced::<CoreEvent>(client, &scope),
-            config,
-            state,
-            scope,
-            keep,
-        )),
+    kind.visit(Spawn {
+        client: client.clone(),
+        state: state.clone(),
+        config,
+        keep: keep_namespace(kind, options),
+        scope,
+    })
+}
+
+/// Starts the watch task of one kind, with its type.
+struct Spawn {
+    client: Client,
+    state: Arc<LiveState>,
+    config: list_watch::Params,
+    keep: Option<Vec<String>>,
+    scope: Scope,
+}
+
+impl KindVisitor for Spawn {
+    type Output = JoinHandle<()>;
+
+    fn visit<T: Slim>(self) -> JoinHandle<()> {
+        let api = api::<T>(self.client, self.scope.as_deref());
+        tokio::spawn(run(api, self.config, self.state, self.scope, self.keep))
     }
 }
 
@@ -256,7 +209,7 @@ async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: Watch
                 continue;
             }
             let scope = Some(namespace.clone());
-            let kinds = WATCHED_KINDS.into_iter().filter(|k| k.is_namespaced());
+            let kinds = Kind::watch_order().filter(|k| k.is_namespaced());
             state.add_watches(kinds.clone().map(|k| (k, scope.clone())));
             let tasks = kinds
                 .map(|kind| spawn_one(&client, &state, &options, kind, scope.clone()))
@@ -265,16 +218,6 @@ async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: Watch
             running.insert(namespace, tasks);
         }
         state.namespaces_followed();
-    }
-}
-
-fn namespaced<T: Slim<Scope = NamespaceResourceScope>>(
-    client: Client,
-    scope: &Scope,
-) -> Api<Watched<T>> {
-    match scope {
-        Some(namespace) => Api::namespaced(client, namespace),
-        None => Api::all(client),
     }
 }
 
@@ -293,7 +236,7 @@ async fn run<T: Slim>(
 ) where
     Watched<T>: kube::Resource<DynamicType = ()>,
 {
-    let resource = plural(T::KIND);
+    let resource = T::KIND.plural();
     tracing::debug!(
         resource,
         namespace = scope.as_deref(),
@@ -313,16 +256,16 @@ async fn run<T: Slim>(
             Ok(Event::InitPage { objects, remaining }) => {
                 let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
                 let objects = objects.into_iter().filter(keep).map(Watched::into_object);
-                state.listed(listing, objects, remaining);
+                state.list(listing, objects, remaining);
             }
             Ok(Event::InitDone) => {
                 let listing = listing
                     .take()
                     .unwrap_or_else(|| state.listing(T::KIND, &scope));
-                state.relisted(T::KIND, &scope, listing)
+                state.relist(T::KIND, &scope, listing)
             }
-            Ok(Event::Apply(w)) if keep(&w) => state.applied(w.into_object()),
-            Ok(Event::Delete(w)) if keep(&w) => state.deleted(w.into_object()),
+            Ok(Event::Apply(w)) if keep(&w) => state.apply(w.into_object()),
+            Ok(Event::Delete(w)) if keep(&w) => state.delete(w.into_object()),
             Ok(Event::Apply(_) | Event::Delete(_)) => {}
             Err(err) => report(&state, T::KIND, &scope, &err),
         }
@@ -341,7 +284,7 @@ where
 }
 
 /// A bounded reason for a watch error, and the verb that failed.
-pub fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
+pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
     fn client(err: &kube::Error) -> &'static str {
         match err {
             kube::Error::Api(status) => match status.code {
@@ -378,16 +321,16 @@ pub fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
 
 fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
     let (reason, verb) = classify(err);
-    let resource = plural(kind);
+    let resource = kind.plural();
     let message = err.to_string();
-    let first = state.errored(kind, scope, reason, &message);
+    let first = state.record_error(kind, scope, reason, &message);
     let namespace = scope.as_deref();
     match (reason, first) {
         ("forbidden", true) => {
-            let api_group = if group(kind).is_empty() {
+            let api_group = if kind.group().is_empty() {
                 "\"\" (core)"
             } else {
-                group(kind)
+                kind.group()
             };
             tracing::error!(
                 resource,

@@ -11,13 +11,12 @@ use parking_lot::{Mutex, RwLock};
 use crate::diagnosis::{self, Finding, Settings};
 use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
 
-use super::resources::plural;
 use super::shard::Shard;
-use super::telemetry::{EventLabels, ResourceLabel, Telemetry};
 use super::transitions::{Observation, Transitions};
+use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
 
 /// Which part of a kind one watch covers: every namespace, or one.
-pub type Scope = Option<String>;
+pub(super) type Scope = Option<String>;
 
 /// How many objects a list's own count (`remainingItemCount`) is believed
 /// up to when the model makes room for them: a count past this is not a
@@ -29,7 +28,7 @@ const MOST_EXPECTED: usize = 1 << 20;
 /// held nothing the list could replace (the first list of a kind across all
 /// namespaces): there is nothing to compare against.
 #[derive(Debug)]
-pub struct Listing {
+pub(crate) struct Listing {
     seen: Option<HashSet<ObjectKey>>,
     objects: usize,
 }
@@ -44,7 +43,7 @@ fn held_uid<'c>(cluster: &'c Cluster, kind: Kind, key: &ObjectKey) -> Option<&'c
     }
 }
 
-pub struct LiveState {
+pub(crate) struct LiveState {
     cluster: RwLock<Cluster>,
     settings: Settings,
     pub telemetry: Telemetry,
@@ -62,7 +61,10 @@ pub struct LiveState {
 
 impl LiveState {
     /// State for watches that have yet to list.
-    pub fn new(settings: Settings, watches: impl IntoIterator<Item = (Kind, Scope)>) -> Self {
+    pub(crate) fn new(
+        settings: Settings,
+        watches: impl IntoIterator<Item = (Kind, Scope)>,
+    ) -> Self {
         let state = LiveState {
             cluster: RwLock::new(Cluster::new()),
             settings,
@@ -74,28 +76,16 @@ impl LiveState {
             awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
         };
         for (kind, _) in state.synced.lock().keys() {
-            state
-                .telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel {
-                    resource: plural(*kind),
-                })
-                .set(0);
+            state.telemetry.watch_unsynced(*kind);
         }
         state
     }
 
     /// State for a fixed snapshot (`serve --from-file`): complete from the start.
-    pub fn from_cluster(cluster: Cluster, settings: Settings) -> Self {
+    pub(crate) fn from_cluster(cluster: Cluster, settings: Settings) -> Self {
         let state = LiveState::new(settings, []);
         for kind in Kind::ALL {
-            state
-                .telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel {
-                    resource: plural(kind),
-                })
-                .set(1);
+            state.telemetry.watch_synced(kind);
         }
         *state.cluster.write() = cluster;
         state
@@ -103,29 +93,20 @@ impl LiveState {
 
     /// Reports only what `shard` owns; with `follows_namespaces`, is not ready
     /// until the per-namespace watches have been started once.
-    pub fn sharded(mut self, shard: Shard, follows_namespaces: bool) -> Self {
+    pub(crate) fn sharded(mut self, shard: Shard, follows_namespaces: bool) -> Self {
         self.shard = shard;
         *self.awaiting_namespaces.get_mut() = follows_namespaces;
         if follows_namespaces {
             for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
-                self.telemetry
-                    .watch_synced
-                    .get_or_create(&ResourceLabel {
-                        resource: plural(kind),
-                    })
-                    .set(0);
+                self.telemetry.watch_unsynced(kind);
             }
         }
         self
     }
 
-    pub fn settings(&self) -> &Settings {
-        &self.settings
-    }
-
     /// The findings of the moment. Sharded, a Terminating namespace is reported by
     /// the shard that owns it (every shard lists all namespaces).
-    pub fn findings(&self, now: Timestamp) -> Vec<Finding> {
+    pub(crate) fn findings(&self, now: Timestamp) -> Vec<Finding> {
         let cluster = self.cluster.read();
         let mut findings = diagnosis::diagnose_with(&cluster, now, &self.settings);
         if self.shard.is_sharded() {
@@ -139,7 +120,7 @@ impl LiveState {
     }
 
     /// The namespaces in the model, once the namespace watch has listed.
-    pub fn namespace_names(&self) -> Option<Vec<String>> {
+    pub(crate) fn namespace_names(&self) -> Option<Vec<String>> {
         if !self.kind_synced(Kind::Namespace) {
             return None;
         }
@@ -153,7 +134,7 @@ impl LiveState {
     }
 
     /// Registers watches started after the exporter began (sharded namespaces).
-    pub fn add_watches(&self, watches: impl IntoIterator<Item = (Kind, Scope)>) {
+    pub(crate) fn add_watches(&self, watches: impl IntoIterator<Item = (Kind, Scope)>) {
         let mut synced = self.synced.lock();
         for watch in watches {
             synced.entry(watch).or_insert(false);
@@ -161,7 +142,7 @@ impl LiveState {
     }
 
     /// A followed namespace is gone: its watches, errors and objects are forgotten.
-    pub fn forget_namespace(&self, namespace: &str) {
+    pub(crate) fn forget_namespace(&self, namespace: &str) {
         let scope: Scope = Some(namespace.to_string());
         self.synced.lock().retain(|(_, s), _| *s != scope);
         self.last_error.lock().retain(|(_, s), _| *s != scope);
@@ -172,19 +153,19 @@ impl LiveState {
     }
 
     /// The per-namespace watches have been started for the namespaces listed.
-    pub fn namespaces_followed(&self) {
+    pub(crate) fn namespaces_followed(&self) {
         self.awaiting_namespaces
             .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Objects held per kind.
-    pub fn counts(&self) -> Vec<(Kind, usize)> {
+    pub(crate) fn counts(&self) -> Vec<(Kind, usize)> {
         let cluster = self.cluster.read();
         Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
     }
 
     /// A (re)list of `kind` in `scope` begins.
-    pub fn listing(&self, kind: Kind, scope: &Scope) -> Listing {
+    pub(crate) fn listing(&self, kind: Kind, scope: &Scope) -> Listing {
         let nothing_held = scope.is_none() && self.cluster.read().len(kind) == 0;
         Listing {
             seen: (!nothing_held).then(HashSet::default),
@@ -199,7 +180,7 @@ impl LiveState {
     /// an upper bound. `remaining` is how many objects the server said follow
     /// this page: the model makes room for the whole list at once rather than
     /// growing as it comes.
-    pub fn listed(
+    pub(crate) fn list(
         &self,
         listing: &mut Listing,
         objects: impl IntoIterator<Item = Object>,
@@ -244,14 +225,14 @@ impl LiveState {
                 listing.objects += 1;
             }
         }
-        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.record(&observations);
     }
 
     /// A watch's (re)list ended: what the model holds in its scope that the
     /// list did not name is gone. Pods and namespaces among them completed
     /// their deletion while the watch was down, recorded as observed now.
-    pub fn relisted(&self, kind: Kind, scope: &Scope, listing: Listing) {
-        let resource = plural(kind);
+    pub(crate) fn relist(&self, kind: Kind, scope: &Scope, listing: Listing) {
+        let resource = kind.plural();
         let count = listing.objects;
         let observations = {
             let mut cluster = self.cluster.write();
@@ -275,17 +256,14 @@ impl LiveState {
             cluster.mark_listed(kind);
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
+        self.record(&observations);
         let was_synced = self
             .synced
             .lock()
             .insert((kind, scope.clone()), true)
             .unwrap_or(false);
         if was_synced {
-            self.telemetry
-                .watch_restarts
-                .get_or_create(&ResourceLabel { resource })
-                .inc();
+            self.telemetry.watch_restarted(kind);
             tracing::info!(
                 resource,
                 namespace = scope.as_deref(),
@@ -301,24 +279,14 @@ impl LiveState {
             );
         }
         if self.kind_synced(kind) {
-            self.telemetry
-                .watch_synced
-                .get_or_create(&ResourceLabel { resource })
-                .set(1);
+            self.telemetry.watch_synced(kind);
         }
-        self.telemetry
-            .watch_events
-            .get_or_create(&EventLabels {
-                resource,
-                r#type: "listed",
-            })
-            .inc_by(count as u64);
-        self.touched(kind);
+        self.telemetry.listed(kind, count);
         self.last_error.lock().remove(&(kind, scope.clone()));
     }
 
     /// An object was added or changed.
-    pub fn applied(&self, object: Object) {
+    pub(crate) fn apply(&self, object: Object) {
         let kind = object.kind();
         let observations = {
             let mut cluster = self.cluster.write();
@@ -332,12 +300,12 @@ impl LiveState {
             cluster.apply(object);
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
-        self.counted(kind, "applied");
+        self.record(&observations);
+        self.telemetry.applied(kind);
     }
 
     /// An object is gone; `object` is its last state.
-    pub fn deleted(&self, object: Object) {
+    pub(crate) fn delete(&self, object: Object) {
         let kind = object.kind();
         let now = Timestamp::now();
         let observations = {
@@ -355,33 +323,26 @@ impl LiveState {
             cluster.delete(kind, &object.key());
             observations
         };
-        observations.iter().for_each(|o| self.telemetry.observe(o));
-        self.counted(kind, "deleted");
+        self.record(&observations);
+        self.telemetry.deleted(kind);
     }
 
-    fn counted(&self, kind: Kind, r#type: &'static str) {
-        let resource = plural(kind);
-        self.telemetry
-            .watch_events
-            .get_or_create(&EventLabels { resource, r#type })
-            .inc();
-        self.touched(kind);
-    }
-
-    fn touched(&self, kind: Kind) {
-        let seconds = crate::age::unix_seconds(Timestamp::now());
-        self.telemetry
-            .watch_last_event
-            .get_or_create(&ResourceLabel {
-                resource: plural(kind),
-            })
-            .set(seconds);
+    fn record(&self, observations: &[Observation]) {
+        for observation in observations {
+            observation.record(&self.telemetry);
+        }
     }
 
     /// Records a watch error; returns whether it differs from the previous one
     /// of that watch (so the caller logs a persisting error once).
-    pub fn errored(&self, kind: Kind, scope: &Scope, reason: &'static str, message: &str) -> bool {
-        self.telemetry.error(plural(kind), reason);
+    pub(crate) fn record_error(
+        &self,
+        kind: Kind,
+        scope: &Scope,
+        reason: &'static str,
+        message: &str,
+    ) -> bool {
+        self.telemetry.watch_failed(kind, reason);
         let mut last = self.last_error.lock();
         let key = (kind, scope.clone());
         let new = last.get(&key).is_none_or(|m| m != message);
@@ -392,7 +353,7 @@ impl LiveState {
     }
 
     /// Forgets warning events older than `max_age`.
-    pub fn prune_events(&self, max_age: SignedDuration) {
+    pub(crate) fn prune_events(&self, max_age: SignedDuration) {
         if let Ok(cutoff) = Timestamp::now().checked_sub(max_age) {
             self.cluster.write().prune_events(cutoff);
         }
@@ -407,7 +368,7 @@ impl LiveState {
     }
 
     /// Each watched resource and whether all its watches have listed once.
-    pub fn readiness(&self) -> Vec<(Kind, bool)> {
+    pub(crate) fn readiness(&self) -> Vec<(Kind, bool)> {
         let synced = self.synced.lock();
         let mut by_kind: BTreeMap<Kind, bool> = BTreeMap::new();
         for ((kind, _), done) in synced.iter() {
@@ -426,7 +387,7 @@ impl LiveState {
     }
 
     /// The last error of each watch that has not recovered since.
-    pub fn current_errors(&self) -> Vec<(Kind, Scope, String)> {
+    pub(crate) fn current_errors(&self) -> Vec<(Kind, Scope, String)> {
         self.last_error
             .lock()
             .iter()
@@ -434,8 +395,23 @@ impl LiveState {
             .collect()
     }
 
-    pub fn is_ready(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_ready(&self) -> bool {
         self.readiness().iter().all(|(_, ready)| *ready)
+    }
+}
+
+/// What a scrape reads: the findings of the moment.
+impl FindingsSource for LiveState {
+    fn current(&self) -> Vec<Finding> {
+        self.findings(Timestamp::now())
+    }
+}
+
+/// What a scrape reads: the objects held per kind.
+impl HeldObjects for LiveState {
+    fn counts(&self) -> Vec<(Kind, usize)> {
+        LiveState::counts(self)
     }
 }
 
@@ -511,9 +487,9 @@ mod tests {
         let mut remaining = pods.len();
         for page in pods.chunks(2) {
             remaining -= page.len();
-            state.listed(&mut listing, page.to_vec(), Some(remaining));
+            state.list(&mut listing, page.to_vec(), Some(remaining));
         }
-        state.relisted(Kind::Pod, &None, listing);
+        state.relist(Kind::Pod, &None, listing);
     }
 
     #[test]
@@ -554,7 +530,7 @@ mod tests {
         // The first list applies one page, then fails; the model held nothing,
         // so it kept no keys.
         let mut first = state.listing(Kind::Pod, &None);
-        state.listed(
+        state.list(
             &mut first,
             vec![
                 pod("gone-meanwhile", "u-g", false),
@@ -576,7 +552,7 @@ mod tests {
         list(&state, vec![pod("a", "u-a", false)]);
         let scope = Some("elsewhere".to_string());
         let listing = state.listing(Kind::Pod, &scope);
-        state.relisted(Kind::Pod, &scope, listing);
+        state.relist(Kind::Pod, &scope, listing);
         assert_eq!(held(&state).len(), 1);
     }
 }

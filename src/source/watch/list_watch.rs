@@ -8,21 +8,22 @@
 //! from the last version seen when the server ends it, and a new list after
 //! 410 Gone.
 //!
-//! What it does differently is how a list is read: by [`Pages`], which reads,
+//! What it does differently is how a list is read: by `Pages`, which reads,
 //! decodes and hands over a list's pages as a pipeline, decoding with
-//! [`skim`](super::skim) instead of serde_json. Watch events are few and small
+//! the [`codec`](crate::codec) instead of serde_json. Watch events are few and small
 //! by comparison, and are read by kube-client.
 
 use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use kube::api::{WatchEvent, WatchParams};
+use kube::api::{ListParams, WatchEvent, WatchParams};
 use kube::runtime::watcher;
 use kube::{Api, Client};
 
 use super::pages::Pages;
-use super::resources::{Slim, Watched};
+use crate::model::Slim;
+use crate::source::api::Watched;
 
 /// What a list-watch asks of the server.
 #[derive(Debug, Clone)]
@@ -122,7 +123,11 @@ where
                     pages: Pages::start(
                         self.client.clone(),
                         self.api.resource_url().to_string(),
-                        self.params.clone(),
+                        ListParams {
+                            field_selector: self.params.field_selector.clone(),
+                            limit: Some(self.params.page_size),
+                            ..ListParams::default()
+                        },
                     ),
                     last: None,
                 };
@@ -269,8 +274,8 @@ fn log_failure(verb: &str, err: &kube::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live::pages::decode_page;
     use crate::model::Pod;
+    use crate::source::watch::pages::decode_page;
 
     #[test]
     fn a_watch_resumes_from_the_version_of_the_last_object_seen() {

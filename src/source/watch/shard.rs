@@ -6,13 +6,13 @@ use std::fmt;
 
 /// This exporter's part of the cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub index: u32,
     pub total: u32,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ShardError {
+pub(crate) enum ShardError {
     #[error("--total-shards must be at least 1")]
     NoShards,
     #[error("--shard {index} is out of range: shards are numbered 0 to {last} (--total-shards {total})", last = total - 1)]
@@ -24,7 +24,7 @@ pub enum ShardError {
 }
 
 impl Shard {
-    pub fn new(index: u32, total: u32) -> Result<Shard, ShardError> {
+    pub(crate) fn new(index: u32, total: u32) -> Result<Shard, ShardError> {
         if total == 0 {
             return Err(ShardError::NoShards);
         }
@@ -35,7 +35,7 @@ impl Shard {
     }
 
     /// The shard of a StatefulSet pod: `kube-lifecycle-exporter-2` is shard 2.
-    pub fn from_pod_name(name: &str, total: u32) -> Result<Shard, ShardError> {
+    pub(crate) fn from_pod_name(name: &str, total: u32) -> Result<Shard, ShardError> {
         let ordinal = name
             .rsplit_once('-')
             .and_then(|(_, n)| n.parse::<u32>().ok())
@@ -44,13 +44,13 @@ impl Shard {
     }
 
     /// Whether the exporter is sharded at all.
-    pub fn is_sharded(&self) -> bool {
+    pub(crate) fn is_sharded(&self) -> bool {
         self.total > 1
     }
 
     /// Whether this shard owns `namespace`: FNV-1a (64 bit) of the name, modulo
     /// the number of shards. Stable across versions and platforms.
-    pub fn owns(&self, namespace: &str) -> bool {
+    pub(crate) fn owns(&self, namespace: &str) -> bool {
         shard_of(namespace, self.total) == self.index
     }
 }
@@ -68,7 +68,7 @@ impl fmt::Display for Shard {
 }
 
 /// The shard that owns `namespace` among `total`.
-pub fn shard_of(namespace: &str, total: u32) -> u32 {
+pub(crate) fn shard_of(namespace: &str, total: u32) -> u32 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let hash = namespace

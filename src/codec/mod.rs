@@ -1,16 +1,20 @@
-//! Skim: JSON into the slim types, skimming over what they do not keep.
+//! The codec: JSON into the slim types, skimming over what they do not keep
+//! (hence its name in messages and docs: skim).
 //!
-//! A serde `Deserializer` for the API server's list pages. What a slim type
-//! reads is decoded exactly as serde_json would (strings with their escapes,
-//! numbers, literals, the same errors for the wrong type); a value it does not
-//! read (managedFields, labels of pods, container specs past their ports, most
-//! of a status) is skipped by finding where it ends ([`scan`]) without parsing
-//! it. Those values are most of a pod's bytes, and skipping them this way is
-//! several times faster than parsing them, which is what serde_json must do.
+//! A serde `Deserializer` for the API server's list pages. It knows nothing
+//! of Kubernetes or the model: any `Deserialize` type reads through it. What a
+//! slim type reads is decoded exactly as serde_json would (strings with their
+//! escapes, numbers, literals, the same errors for the wrong type); a value it
+//! does not read (managedFields, labels of pods, container specs past their
+//! ports, most of a status) is skipped by finding where it ends ([`scan`])
+//! without parsing it. Those values are most of a pod's bytes, and skipping
+//! them this way costs far less than parsing them, which is what serde_json
+//! must do (the figures are in `docs/performance.md`).
 //!
-//! A type may also ask for a value's text unparsed ([`UNPARSED`]): a pod's
-//! container specs and container statuses are taken that way and decoded only
-//! when they are needed (see `model/deferred.rs`).
+//! A type may also ask for a value's text unparsed (`UNPARSED`), the one
+//! word of protocol between this decoder and the types it fills: the model
+//! takes a pod's container specs and container statuses that way and decodes
+//! them only when they are needed (see `model/deferred.rs`).
 //!
 //! The price is validation: a skipped value is checked for its extent only
 //! (balanced brackets outside strings, a closing quote, a literal spelled
@@ -23,7 +27,11 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::model::UNPARSED;
+/// The name of a newtype this decoder answers with the value's JSON text,
+/// unparsed, through `visit_borrowed_str` (as serde_json does for its
+/// `RawValue`), rather than decode it. Any other decoder decodes the value as
+/// usual.
+pub(crate) const UNPARSED: &str = "$kube_lifecycle_exporter::Unparsed";
 
 /// How deep kept values may nest (serde_json's limit too): the decode of a
 /// kept value recurses, and hostile input must not overflow the stack.
@@ -69,7 +77,10 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error
 /// Decodes the value of one key of the object `text` holds, passing over the
 /// entries before it and reading nothing after it: the rest of `text` is not
 /// checked. `None` when the object has no such key.
-pub fn field<'de, T: de::Deserialize<'de>>(text: &'de str, key: &str) -> Result<Option<T>, Error> {
+pub(crate) fn field<'de, T: de::Deserialize<'de>>(
+    text: &'de str,
+    key: &str,
+) -> Result<Option<T>, Error> {
     let mut de = Deserializer::new(text);
     if de.peek_value()? != b'{' {
         return Err(de.error("expected an object"));
@@ -89,7 +100,7 @@ pub fn field<'de, T: de::Deserialize<'de>>(text: &'de str, key: &str) -> Result<
     Ok(None)
 }
 
-pub struct Deserializer<'de> {
+pub(crate) struct Deserializer<'de> {
     text: &'de str,
     bytes: &'de [u8],
     pos: usize,
@@ -623,4 +634,4 @@ impl<'de> de::VariantAccess<'de> for VariantEntry<'_, 'de> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -7,10 +7,11 @@ use foldhash::HashSet;
 
 use crate::diagnosis::{TerminatingCause, terminating_cause};
 use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time, Uid};
+use crate::output::metrics::Telemetry;
 
 /// One duration to record.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Observation {
+pub(super) enum Observation {
     /// Deletion request → object gone, with the Terminating cause at removal.
     PodTerminated {
         cause: TerminatingCause,
@@ -22,6 +23,20 @@ pub enum Observation {
     PodStarted { seconds: f64 },
     /// Namespace deletion request → namespace gone.
     NamespaceTerminated { seconds: f64 },
+}
+
+impl Observation {
+    /// Records the duration in the exporter's histograms.
+    pub(super) fn record(&self, telemetry: &Telemetry) {
+        match *self {
+            Observation::PodTerminated { cause, seconds } => {
+                telemetry.pod_terminated(cause, seconds)
+            }
+            Observation::PodScheduled { seconds } => telemetry.pod_scheduled(seconds),
+            Observation::PodStarted { seconds } => telemetry.pod_started(seconds),
+            Observation::NamespaceTerminated { seconds } => telemetry.namespace_terminated(seconds),
+        }
+    }
 }
 
 fn seconds_between(from: Time, to: Time) -> f64 {
@@ -38,13 +53,13 @@ fn ready(pod: &Pod) -> Option<&crate::model::PodCondition> {
 
 /// Remembers which pods have been seen Ready, so startup is counted once per pod.
 #[derive(Debug, Default)]
-pub struct Transitions {
+pub(super) struct Transitions {
     ready_seen: SeenUids,
 }
 
 /// A set of object UIDs. The API server's UIDs are UUIDs, held as 16-byte
-/// numbers (a string set cost about 80 bytes per pod of a large cluster);
-/// any other uid shares the text the pod holds.
+/// numbers (a set of strings cost several times as much per pod); any other
+/// uid shares the text the pod holds.
 #[derive(Debug, Default)]
 struct SeenUids {
     uuids: HashSet<u128>,
@@ -66,6 +81,7 @@ impl SeenUids {
         };
     }
 
+    #[cfg(test)]
     fn len(&self) -> usize {
         self.uuids.len() + self.others.len()
     }
@@ -73,7 +89,7 @@ impl SeenUids {
 
 impl Transitions {
     /// A pod was added or changed (not part of an initial list).
-    pub fn pod_applied(&mut self, old: Option<&Pod>, new: &Pod) -> Vec<Observation> {
+    pub(super) fn pod_applied(&mut self, old: Option<&Pod>, new: &Pod) -> Vec<Observation> {
         let mut out = Vec::new();
         let created = new.metadata.creation_timestamp;
         let was_scheduled = old.is_some_and(|o| o.scheduled_at().is_some());
@@ -96,7 +112,7 @@ impl Transitions {
     }
 
     /// Pods listed at (re)start: those already Ready are not new starts.
-    pub fn pods_listed<'a>(&mut self, pods: impl IntoIterator<Item = &'a Pod>) {
+    pub(super) fn pods_listed<'a>(&mut self, pods: impl IntoIterator<Item = &'a Pod>) {
         for pod in pods {
             if ready(pod).is_some() {
                 self.ready_seen.insert(&pod.metadata.uid);
@@ -106,7 +122,12 @@ impl Transitions {
 
     /// A pod is gone. `cluster` still holds it, so the cause is judged as it
     /// stood at removal.
-    pub fn pod_deleted(&mut self, cluster: &Cluster, pod: &Pod, now: Time) -> Vec<Observation> {
+    pub(super) fn pod_deleted(
+        &mut self,
+        cluster: &Cluster,
+        pod: &Pod,
+        now: Time,
+    ) -> Vec<Observation> {
         self.ready_seen.remove(&pod.metadata.uid);
         match pod.deletion_requested() {
             Some(requested) => vec![Observation::PodTerminated {
@@ -118,20 +139,20 @@ impl Transitions {
         }
     }
 
-    pub fn namespace_deleted(&self, namespace: &Namespace, now: Time) -> Option<Observation> {
+    pub(super) fn namespace_deleted(
+        &self,
+        namespace: &Namespace,
+        now: Time,
+    ) -> Option<Observation> {
         let requested = namespace.metadata.deletion_timestamp?;
         Some(Observation::NamespaceTerminated {
             seconds: seconds_between(requested, now),
         })
     }
 
-    pub fn tracked_pods(&self) -> usize {
-        self.ready_seen.len()
-    }
-
     /// Room for as many pods as a list will hold in all, so that remembering
     /// the Ready ones does not rehash every uid each time the set doubles.
-    pub fn reserve_pods(&mut self, total: usize) {
+    pub(super) fn reserve_pods(&mut self, total: usize) {
         let uuids = &mut self.ready_seen.uuids;
         uuids.reserve(total.saturating_sub(uuids.len()));
     }

@@ -3,7 +3,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 /// Unix time in seconds, with the sub-second part, as Prometheus samples carry it.
-pub fn unix_seconds(t: Timestamp) -> f64 {
+pub(crate) fn unix_seconds(t: Timestamp) -> f64 {
     t.as_second() as f64 + f64::from(t.subsec_nanosecond()) / 1e9
 }
 

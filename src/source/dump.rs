@@ -15,7 +15,7 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
-use crate::model::{Cluster, CoreEvent, Event, EventsApiEvent, Kind, Object};
+use crate::model::{Cluster, Event, EventsApiEvent, Kind, KindVisitor, Object, Slim};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -478,6 +478,17 @@ impl Source<'_> {
     }
 }
 
+/// Decodes an object into the type of its kind.
+struct Decode<'a>(Source<'a>);
+
+impl KindVisitor for Decode<'_> {
+    type Output = Result<Object, (String, String)>;
+
+    fn visit<T: Slim>(self) -> Self::Output {
+        self.0.read::<T>().map(T::into_object)
+    }
+}
+
 /// Decodes one object of a kind the model holds; others are counted as skipped.
 fn decode(
     type_meta: TypeMeta,
@@ -518,27 +529,13 @@ fn decode(
         path,
         message,
     };
-    let object = match (group, kind.as_str()) {
-        ("", "Pod") => Some(Object::Pod(source.read().map_err(fail)?)),
-        ("", "Node") => Some(Object::Node(source.read().map_err(fail)?)),
-        ("", "Namespace") => Some(Object::Namespace(source.read().map_err(fail)?)),
-        ("", "Event") => Some(Object::Event(Event::from(
-            source.read::<CoreEvent>().map_err(fail)?,
-        ))),
-        ("events.k8s.io", "Event") => Some(Object::Event(Event::from(
-            source.read::<EventsApiEvent>().map_err(fail)?,
-        ))),
-        ("apps" | "extensions", "Deployment") => {
-            Some(Object::Deployment(source.read().map_err(fail)?))
-        }
-        ("apps" | "extensions", "ReplicaSet") => {
-            Some(Object::ReplicaSet(source.read().map_err(fail)?))
-        }
-        ("apps", "StatefulSet") => Some(Object::StatefulSet(source.read().map_err(fail)?)),
-        ("apps" | "extensions", "DaemonSet") => {
-            Some(Object::DaemonSet(source.read().map_err(fail)?))
-        }
-        _ => None,
+    let object = match Kind::of(group, &kind) {
+        Some(kind) => Some(kind.visit(Decode(source)).map_err(fail)?),
+        // The events.k8s.io/v1 Event is the same kind in another shape.
+        None if (group, kind.as_str()) == ("events.k8s.io", "Event") => Some(Object::Event(
+            Event::from(source.read::<EventsApiEvent>().map_err(fail)?),
+        )),
+        None => None,
     };
     loaded.add(object, type_name);
     Ok(())

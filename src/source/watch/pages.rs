@@ -3,8 +3,8 @@
 //! kube-client collects a page's body, copies it twice into fresh buffers
 //! (whose pages the kernel must zero first), checks it as UTF-8 and decodes it
 //! with serde_json, and asks for the next page only when the caller has taken
-//! the objects of this one. At 150,000 pods the lists are about 1.2 GB, so how
-//! they are read decides how long the exporter takes to be ready.
+//! the objects of this one. The lists of a large cluster run to gigabytes, so
+//! how they are read decides how long the exporter takes to be ready.
 //!
 //! Here three stages run at once, each at most one page ahead of the next:
 //!
@@ -13,7 +13,7 @@
 //!    writes a list's `metadata` before its items, so that is the first few
 //!    bytes);
 //! 2. the bodies are checked as UTF-8 once and decoded in place by
-//!    [`skim`], which passes over what the slim types do not keep without parsing
+//!    the [`codec`], which passes over what the slim types do not keep without parsing
 //!    it, on the one thread that decodes the pages of every list ([`decode_thread`]);
 //! 3. the caller takes the decoded pages and hands their objects to the model.
 //!
@@ -36,9 +36,9 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::list_watch::Params;
-use super::resources::{Slim, Watched};
-use super::skim;
+use crate::codec;
+use crate::model::Slim;
+use crate::source::api::Watched;
 
 /// One page of a list: its objects and where the list goes on.
 #[derive(Debug, Deserialize)]
@@ -64,14 +64,14 @@ pub struct PageMeta {
 }
 
 /// Decodes one list page (a `List` of `T`) the way the list-watch does, with
-/// [`skim`]. Public for the benchmark, which times it on its own.
-pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, skim::Error> {
-    skim::from_str(text)
+/// the [`codec`]. Public for the benchmark, which times it on its own.
+pub fn decode_page<T: Slim>(text: &str) -> Result<Page<T>, codec::Error> {
+    codec::from_str(text)
 }
 
 /// The pages of one list, as the pipeline hands them over. Dropping it stops
 /// the reading and the decoding.
-pub struct Pages<T: Slim> {
+pub(crate) struct Pages<T: Slim> {
     receiver: mpsc::Receiver<kube::Result<Page<T>>>,
     reader: JoinHandle<()>,
     decoder: JoinHandle<()>,
@@ -81,8 +81,9 @@ pub struct Pages<T: Slim> {
 type Body = kube::Result<Vec<u8>>;
 
 impl<T: Slim> Pages<T> {
-    /// Starts reading the list at `url` from its first page.
-    pub fn start(client: Client, url: String, params: Params) -> Self {
+    /// Starts reading the list at `url` from its first page, asking each page
+    /// with `params` (its selector and page size).
+    pub(crate) fn start(client: Client, url: String, params: ListParams) -> Self {
         let (bodies, to_decode) = mpsc::channel(1);
         let (pages, receiver) = mpsc::channel(1);
         let (spent, free) = std_mpsc::channel();
@@ -96,7 +97,7 @@ impl<T: Slim> Pages<T> {
     }
 
     /// The next page. After the last page, or an error, there is none to ask for.
-    pub async fn next(&mut self) -> kube::Result<Page<T>> {
+    pub(crate) async fn next(&mut self) -> kube::Result<Page<T>> {
         if let Some(page) = self.receiver.recv().await {
             return page;
         }
@@ -126,7 +127,7 @@ impl<T: Slim> Drop for Pages<T> {
 async fn read_bodies(
     client: Client,
     url: String,
-    params: Params,
+    params: ListParams,
     bodies: mpsc::Sender<Body>,
     free: std_mpsc::Receiver<Vec<u8>>,
 ) {
@@ -176,15 +177,13 @@ async fn decode_bodies<T: Slim>(
 async fn read_body(
     client: &Client,
     url: &str,
-    params: &Params,
+    params: &ListParams,
     continue_token: Option<String>,
     body: &mut Vec<u8>,
 ) -> kube::Result<()> {
     let list = ListParams {
-        field_selector: params.field_selector.clone(),
-        limit: Some(params.page_size),
         continue_token,
-        ..ListParams::default()
+        ..params.clone()
     };
     let request = kube::core::Request::new(url)
         .list(&list)
@@ -235,7 +234,7 @@ fn list_meta(bytes: &[u8]) -> Option<PageMeta> {
         Err(e) if e.error_len().is_none() => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
         Err(_) => return None,
     };
-    skim::field(text, "metadata").ok()?
+    codec::field(text, "metadata").ok()?
 }
 
 /// A page decoded from its body.

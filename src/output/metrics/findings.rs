@@ -1,13 +1,15 @@
-//! The metric catalogue: every `kube_lifecycle_*` family generated from findings,
-//! declared once as a list (name, help, label keys, generator) in the manner of
-//! kube-state-metrics' stores. The same [`FindingsCollector`] serves the live
-//! `/metrics` and `diagnose --output metrics`.
+//! The families generated from findings, declared once as a list (name, help,
+//! identity, label keys, generator) in the manner of kube-state-metrics'
+//! stores. The same [`FindingsCollector`] serves the live `/metrics` and
+//! `diagnose --output metrics`.
 //!
 //! Series describe the current state and are produced at scrape time, so a
 //! series disappears with its anomaly. Values are Unix timestamps ("since"),
 //! counts or exit codes; never time-since, never raw messages as labels.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -16,23 +18,79 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding};
+use crate::model::age::unix_seconds;
 
-/// One sample: label values in the family's label order, and the value.
-pub struct Sample {
+/// Whom a family's series are about: the labels they open with, which name
+/// the object (and container) of the finding. Added here, once, for every
+/// family, as kube-state-metrics' `wrapPodFunc` adds a pod's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Identity {
+    /// `namespace`: the namespace itself.
+    Namespace,
+    /// `namespace`, `pod`.
+    Pod,
+    /// `namespace`, `pod`, `container`.
+    Container,
+    /// `namespace`, `deployment`.
+    Deployment,
+    /// `namespace`, `statefulset`.
+    StatefulSet,
+    /// `namespace`, `daemonset`.
+    DaemonSet,
+}
+
+impl Identity {
+    /// The label keys.
+    pub(super) fn labels(self) -> &'static [&'static str] {
+        match self {
+            Identity::Namespace => &["namespace"],
+            Identity::Pod => &["namespace", "pod"],
+            Identity::Container => &["namespace", "pod", "container"],
+            Identity::Deployment => &["namespace", "deployment"],
+            Identity::StatefulSet => &["namespace", "statefulset"],
+            Identity::DaemonSet => &["namespace", "daemonset"],
+        }
+    }
+
+    /// The label values for a finding.
+    fn values(self, f: &Finding) -> Vec<String> {
+        match self {
+            Identity::Namespace => vec![f.name.clone()],
+            Identity::Container => vec![text(&f.namespace), f.name.clone(), text(&f.container)],
+            Identity::Pod | Identity::Deployment | Identity::StatefulSet | Identity::DaemonSet => {
+                vec![text(&f.namespace), f.name.clone()]
+            }
+        }
+    }
+}
+
+/// One sample: the values of the family's own labels, in order, and the value.
+pub(super) struct Sample {
     pub labels: Vec<String>,
     pub value: f64,
 }
 
 /// A gauge family generated from findings.
-pub struct Family {
+pub(super) struct Family {
     pub name: &'static str,
     pub help: &'static str,
+    /// The labels every series opens with.
+    pub identity: Identity,
+    /// The family's own labels, after the identity's.
     pub labels: &'static [&'static str],
     /// The anomaly whose findings feed it.
     pub anomaly: Anomaly,
     pub samples: fn(&Finding) -> Vec<Sample>,
-    /// An example query for `docs/metrics.md`.
+    /// An example query for `docs/metrics.md` (read by its generator, a test).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub example: &'static str,
+}
+
+impl Family {
+    /// Every label key of a series, in order.
+    pub(super) fn label_names(&self) -> impl Iterator<Item = &'static str> {
+        self.identity.labels().iter().chain(self.labels).copied()
+    }
 }
 
 fn text(s: &Option<String>) -> String {
@@ -43,19 +101,18 @@ fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
     f.since
         .map(|t| Sample {
             labels,
-            value: crate::age::unix_seconds(t),
+            value: unix_seconds(t),
         })
         .into_iter()
         .collect()
 }
 
-/// `[namespace, workload, cause]` → the number of pods blocking the workload.
+/// `[cause]` → the number of pods blocking the workload.
 fn blocking_pods(f: &Finding) -> Vec<Sample> {
     match f.detail {
-        Detail::Blocked { blocking_pods, .. } => one(
-            vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-            blocking_pods as f64,
-        ),
+        Detail::Blocked { blocking_pods, .. } => {
+            one(vec![f.cause.to_string()], blocking_pods as f64)
+        }
         _ => vec![],
     }
 }
@@ -65,38 +122,29 @@ fn one(labels: Vec<String>, value: f64) -> Vec<Sample> {
 }
 
 /// Total findings by anomaly and cause; every pair is always present (0 when none).
-pub const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
+pub(super) const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
 
 /// The per-object families.
-pub const FAMILIES: &[Family] = &[
+pub(super) const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_pod_terminating_since_timestamp_seconds",
         help: "Unix time the deletion of a pod still Terminating was requested (deletionTimestamp minus deletionGracePeriodSeconds), by cause.",
-        labels: &["namespace", "pod", "node", "cause"],
+        identity: Identity::Pod,
+        labels: &["node", "cause"],
         anomaly: Anomaly::PodTerminating,
-        samples: |f| {
-            since(
-                f,
-                vec![
-                    text(&f.namespace),
-                    f.name.clone(),
-                    text(&f.node),
-                    f.cause.to_string(),
-                ],
-            )
-        },
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_pod_terminating_deadline_timestamp_seconds",
         help: "Unix time a Terminating pod should have been gone by (its deletionTimestamp).",
-        labels: &["namespace", "pod", "node"],
+        identity: Identity::Pod,
+        labels: &["node"],
         anomaly: Anomaly::PodTerminating,
         samples: |f| match f.detail {
-            Detail::Terminating { deadline, .. } => one(
-                vec![text(&f.namespace), f.name.clone(), text(&f.node)],
-                crate::age::unix_seconds(deadline),
-            ),
+            Detail::Terminating { deadline, .. } => {
+                one(vec![text(&f.node)], unix_seconds(deadline))
+            }
             _ => vec![],
         },
         example: "time() - kube_lifecycle_pod_terminating_deadline_timestamp_seconds > 300",
@@ -104,20 +152,17 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
         help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's cause.",
-        labels: &["namespace", "deployment", "cause"],
+        identity: Identity::Deployment,
+        labels: &["cause"],
         anomaly: Anomaly::RecreateBlocked,
-        samples: |f| {
-            since(
-                f,
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-            )
-        },
+        samples: |f| since(f, vec![f.cause.to_string()]),
         example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_deployment_recreate_blocking_pods",
         help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods.",
-        labels: &["namespace", "deployment", "cause"],
+        identity: Identity::Deployment,
+        labels: &["cause"],
         anomaly: Anomaly::RecreateBlocked,
         samples: blocking_pods,
         example: r#"kube_lifecycle_deployment_recreate_blocking_pods{cause!="graceful"} > 0"#,
@@ -125,24 +170,23 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
         help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod's cause.",
-        labels: &["namespace", "statefulset", "pod", "cause"],
+        identity: Identity::StatefulSet,
+        labels: &["pod", "cause"],
         anomaly: Anomaly::StatefulSetBlocked,
         samples: |f| {
             let pod = match &f.detail {
                 Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
                 _ => String::new(),
             };
-            since(
-                f,
-                vec![text(&f.namespace), f.name.clone(), pod, f.cause.to_string()],
-            )
+            since(f, vec![pod, f.cause.to_string()])
         },
         example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_statefulset_blocking_pods",
         help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone.",
-        labels: &["namespace", "statefulset", "cause"],
+        identity: Identity::StatefulSet,
+        labels: &["cause"],
         anomaly: Anomaly::StatefulSetBlocked,
         samples: blocking_pods,
         example: "sum by (namespace, statefulset) (kube_lifecycle_statefulset_blocking_pods)",
@@ -150,27 +194,23 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
         help: "Unix time the deletion of a namespace still Terminating was requested, by cause.",
-        labels: &["namespace", "cause"],
+        identity: Identity::Namespace,
+        labels: &["cause"],
         anomaly: Anomaly::NamespaceTerminating,
-        samples: |f| since(f, vec![f.name.clone(), f.cause.to_string()]),
+        samples: |f| since(f, vec![f.cause.to_string()]),
         example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
     },
     Family {
         name: "kube_lifecycle_namespace_remaining_resources",
         help: "Objects of a resource still in a Terminating namespace, as its NamespaceContentRemaining condition counts them.",
-        labels: &["namespace", "resource"],
+        identity: Identity::Namespace,
+        labels: &["resource"],
         anomaly: Anomaly::NamespaceTerminating,
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_resources,
                 ..
-            } => remaining_resources
-                .iter()
-                .map(|(r, n)| Sample {
-                    labels: vec![f.name.clone(), r.clone()],
-                    value: *n as f64,
-                })
-                .collect(),
+            } => counts(remaining_resources),
             _ => vec![],
         },
         example: "sum by (namespace) (kube_lifecycle_namespace_remaining_resources)",
@@ -178,19 +218,14 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_namespace_remaining_finalizers",
         help: "Objects in a Terminating namespace held by a finalizer, as its NamespaceFinalizersRemaining condition counts them.",
-        labels: &["namespace", "finalizer"],
+        identity: Identity::Namespace,
+        labels: &["finalizer"],
         anomaly: Anomaly::NamespaceTerminating,
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_finalizers,
                 ..
-            } => remaining_finalizers
-                .iter()
-                .map(|(r, n)| Sample {
-                    labels: vec![f.name.clone(), r.clone()],
-                    value: *n as f64,
-                })
-                .collect(),
+            } => counts(remaining_finalizers),
             _ => vec![],
         },
         example: "topk(5, kube_lifecycle_namespace_remaining_finalizers)",
@@ -198,26 +233,23 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_pod_pending_since_timestamp_seconds",
         help: "Unix time an unscheduled pod became unschedulable (or was created, for not_scheduled and scheduling_gated), by cause: the scheduler reason that excluded the most nodes.",
-        labels: &["namespace", "pod", "cause"],
+        identity: Identity::Pod,
+        labels: &["cause"],
         anomaly: Anomaly::PodPending,
-        samples: |f| {
-            since(
-                f,
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-            )
-        },
+        samples: |f| since(f, vec![f.cause.to_string()]),
         example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
     },
     Family {
         name: "kube_lifecycle_pod_pending_unschedulable_nodes",
         help: "Nodes the scheduler excluded for an unschedulable pod, by reason.",
-        labels: &["namespace", "pod", "reason"],
+        identity: Identity::Pod,
+        labels: &["reason"],
         anomaly: Anomaly::PodPending,
         samples: |f| match &f.detail {
             Detail::Pending { reasons, .. } => reasons
                 .iter()
                 .map(|(r, n)| Sample {
-                    labels: vec![text(&f.namespace), f.name.clone(), r.to_string()],
+                    labels: vec![r.to_string()],
                     value: f64::from(*n),
                 })
                 .collect(),
@@ -228,33 +260,17 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
         help: "Unix time a pod stuck in ContainerCreating reached its node, by cause.",
-        labels: &["namespace", "pod", "node", "cause"],
+        identity: Identity::Pod,
+        labels: &["node", "cause"],
         anomaly: Anomaly::ContainerCreating,
-        samples: |f| {
-            since(
-                f,
-                vec![
-                    text(&f.namespace),
-                    f.name.clone(),
-                    text(&f.node),
-                    f.cause.to_string(),
-                ],
-            )
-        },
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
     },
     Family {
         name: "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
         help: "Unix time a container's image first failed to pull (first Failed event, else when the pod reached its node), by cause and registry.",
-        labels: &[
-            "namespace",
-            "pod",
-            "container",
-            "node",
-            "image",
-            "registry",
-            "cause",
-        ],
+        identity: Identity::Container,
+        labels: &["node", "image", "registry", "cause"],
         anomaly: Anomaly::ImagePull,
         samples: |f| {
             let (image, registry) = match &f.detail {
@@ -263,53 +279,30 @@ pub const FAMILIES: &[Family] = &[
                 } => (image.clone(), registry.clone()),
                 _ => Default::default(),
             };
-            since(
-                f,
-                vec![
-                    text(&f.namespace),
-                    f.name.clone(),
-                    text(&f.container),
-                    text(&f.node),
-                    image,
-                    registry,
-                    f.cause.to_string(),
-                ],
-            )
+            since(f, vec![text(&f.node), image, registry, f.cause.to_string()])
         },
         example: "count by (registry, cause) (kube_lifecycle_container_image_pull_failing_since_timestamp_seconds)",
     },
     Family {
         name: "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
         help: "Unix time a container in CrashLoopBackOff started backing off (first BackOff event, else its last exit), by the last termination's cause.",
-        labels: &["namespace", "pod", "container", "node", "cause"],
+        identity: Identity::Container,
+        labels: &["node", "cause"],
         anomaly: Anomaly::CrashLoop,
-        samples: |f| {
-            since(
-                f,
-                vec![
-                    text(&f.namespace),
-                    f.name.clone(),
-                    text(&f.container),
-                    text(&f.node),
-                    f.cause.to_string(),
-                ],
-            )
-        },
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"kube_lifecycle_container_crash_looping_since_timestamp_seconds{cause="oom_killed"}"#,
     },
     Family {
         name: "kube_lifecycle_container_crash_looping_last_exit_code",
         help: "Exit code of the last termination of a container in CrashLoopBackOff.",
-        labels: &["namespace", "pod", "container"],
+        identity: Identity::Container,
+        labels: &[],
         anomaly: Anomaly::CrashLoop,
         samples: |f| match f.detail {
             Detail::CrashLoop {
                 exit_code: Some(code),
                 ..
-            } => one(
-                vec![text(&f.namespace), f.name.clone(), text(&f.container)],
-                f64::from(code),
-            ),
+            } => one(vec![], f64::from(code)),
             _ => vec![],
         },
         example: "kube_lifecycle_container_crash_looping_last_exit_code == 137",
@@ -317,53 +310,50 @@ pub const FAMILIES: &[Family] = &[
     Family {
         name: "kube_lifecycle_container_config_error_since_timestamp_seconds",
         help: "Unix time a container that cannot be created or started first failed (first Failed event, else when the pod reached its node), by cause.",
-        labels: &["namespace", "pod", "container", "node", "cause"],
+        identity: Identity::Container,
+        labels: &["node", "cause"],
         anomaly: Anomaly::ContainerConfig,
-        samples: |f| {
-            since(
-                f,
-                vec![
-                    text(&f.namespace),
-                    f.name.clone(),
-                    text(&f.container),
-                    text(&f.node),
-                    f.cause.to_string(),
-                ],
-            )
-        },
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"kube_lifecycle_container_config_error_since_timestamp_seconds{cause=~"configmap_missing|secret_missing|key_missing"}"#,
     },
     Family {
         name: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
         help: "Unix time from which a DaemonSet missing from eligible nodes is known to be so (when its pods became unschedulable, else its creation), by cause.",
-        labels: &["namespace", "daemonset", "cause"],
+        identity: Identity::DaemonSet,
+        labels: &["cause"],
         anomaly: Anomaly::DaemonSetUnscheduled,
-        samples: |f| {
-            since(
-                f,
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-            )
-        },
+        samples: |f| since(f, vec![f.cause.to_string()]),
         example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
     },
     Family {
         name: "kube_lifecycle_daemonset_unscheduled_nodes",
         help: "Ready nodes a DaemonSet's selector and tolerations admit that have no pod of it.",
-        labels: &["namespace", "daemonset", "cause"],
+        identity: Identity::DaemonSet,
+        labels: &["cause"],
         anomaly: Anomaly::DaemonSetUnscheduled,
         samples: |f| match f.detail {
-            Detail::DaemonSet { missing_nodes, .. } => one(
-                vec![text(&f.namespace), f.name.clone(), f.cause.to_string()],
-                missing_nodes as f64,
-            ),
+            Detail::DaemonSet { missing_nodes, .. } => {
+                one(vec![f.cause.to_string()], missing_nodes as f64)
+            }
             _ => vec![],
         },
         example: "kube_lifecycle_daemonset_unscheduled_nodes > 0",
     },
 ];
 
+/// One sample per (name, count) of a namespace's remaining content.
+fn counts(remaining: &BTreeMap<String, u64>) -> Vec<Sample> {
+    remaining
+        .iter()
+        .map(|(name, n)| Sample {
+            labels: vec![name.clone()],
+            value: *n as f64,
+        })
+        .collect()
+}
+
 /// Where a collector gets the findings of the moment.
-pub trait FindingsSource: Send + Sync + 'static {
+pub(crate) trait FindingsSource: Send + Sync + 'static {
     fn current(&self) -> Vec<Finding>;
 }
 
@@ -374,17 +364,24 @@ impl FindingsSource for Vec<Finding> {
     }
 }
 
+/// A source shared with others (the live model, shared with the server).
+impl<S: FindingsSource> FindingsSource for Arc<S> {
+    fn current(&self) -> Vec<Finding> {
+        S::current(self)
+    }
+}
+
 /// Encodes every family from the source's findings on each scrape.
-pub struct FindingsCollector<S> {
+pub(crate) struct FindingsCollector<S> {
     source: S,
 }
 
 impl<S: FindingsSource> FindingsCollector<S> {
-    pub fn new(source: S) -> Self {
+    pub(crate) fn new(source: S) -> Self {
         FindingsCollector { source }
     }
 
-    pub fn register(self, registry: &mut Registry) {
+    pub(crate) fn register(self, registry: &mut Registry) {
         registry.register_collector(Box::new(self));
     }
 }
@@ -428,12 +425,11 @@ fn encode_findings(
         let mut metric =
             encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
         for finding in findings.iter().filter(|f| f.anomaly() == family.anomaly) {
+            let identity = family.identity.values(finding);
             for sample in (family.samples)(finding) {
                 let labels: Vec<(&str, &str)> = family
-                    .labels
-                    .iter()
-                    .copied()
-                    .zip(sample.labels.iter().map(String::as_str))
+                    .label_names()
+                    .zip(identity.iter().chain(&sample.labels).map(String::as_str))
                     .collect();
                 ConstGauge::new(sample.value).encode(metric.encode_family(&labels)?)?;
             }
@@ -443,13 +439,14 @@ fn encode_findings(
 }
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
-pub fn markdown_catalogue() -> String {
+#[cfg(test)]
+pub(super) fn markdown_catalogue() -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "### `{FINDINGS_FAMILY}`\n\ngauge · labels: `anomaly`, `cause`\n\nCurrent findings by anomaly and cause. Every pair of the vocabulary is always present, 0 when there is no such finding.\n\n```promql\nsum by (anomaly) ({FINDINGS_FAMILY})\n```\n\n"
     ));
     for family in FAMILIES {
-        let labels: Vec<String> = family.labels.iter().map(|l| format!("`{l}`")).collect();
+        let labels: Vec<String> = family.label_names().map(|l| format!("`{l}`")).collect();
         out.push_str(&format!(
             "### `{}`\n\ngauge · anomaly `{}` · labels: {}\n\n{}\n\n```promql\n{}\n```\n\n",
             family.name,
@@ -503,7 +500,7 @@ mod tests {
                 assert!(f.name.ends_with("_timestamp_seconds"), "{}", f.name);
             }
             assert!(
-                !f.labels.contains(&"message"),
+                !f.label_names().any(|l| l == "message"),
                 "{}: no raw messages as labels",
                 f.name
             );

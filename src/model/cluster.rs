@@ -1,0 +1,689 @@
+//! The cluster as the diagnosis sees it: the objects of every kind, with the
+//! indexes the diagnosis looks them up by (pods by node and by owner, unsettled
+//! pods, ReplicaSets by owner, warning events by object).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+// foldhash rather than SipHash: the keys are the API server's own names,
+// and hashing them weighs on every list.
+use foldhash::HashMap;
+
+use super::event::Event;
+use super::event_store::EventStore;
+use super::index::{index_insert, index_remove};
+use super::kind::Kind;
+use super::meta::{ObjectKey, Time};
+use super::name::Name;
+use super::namespace::Namespace;
+use super::node::Node;
+use super::object::Object;
+use super::owner::{OwnerKey, owner_uid_agrees};
+use super::pod::Pod;
+use super::uid::Uid;
+use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+
+/// Whether two versions of a pod sit in the same index entries (node,
+/// controller, settled or not), so one can replace the other in place.
+fn indexed_alike(held: &Pod, new: &Pod) -> bool {
+    fn controller(p: &Pod) -> Option<(&str, &str)> {
+        p.metadata
+            .controller()
+            .map(|o| (o.kind.as_str(), o.name.as_str()))
+    }
+    held.spec.node_name == new.spec.node_name
+        && controller(held) == controller(new)
+        && held.is_settled() == new.is_settled()
+}
+
+/// The cluster as the diagnosis sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    /// Pods by key; the key is shared with the indexes rather than copied. A
+    /// hash map: the diagnoses look pods up by key (through the indexes) far more
+    /// often than they walk them, and nothing depends on the walking order
+    /// (findings are sorted). Boxed, so the table's empty slots cost a pointer.
+    pods: HashMap<Arc<ObjectKey>, Box<Pod>>,
+    nodes: BTreeMap<Name, Node>,
+    namespaces: BTreeMap<Name, Namespace>,
+    /// The workloads are boxed: a B-tree's spare slots then cost a pointer
+    /// each rather than a whole object.
+    deployments: BTreeMap<ObjectKey, Box<Deployment>>,
+    replica_sets: BTreeMap<ObjectKey, Box<ReplicaSet>>,
+    stateful_sets: BTreeMap<ObjectKey, Box<StatefulSet>>,
+    daemon_sets: BTreeMap<ObjectKey, Box<DaemonSet>>,
+    events: EventStore,
+    /// The pod indexes are looked up by node or owner and never walked, so
+    /// they are hash maps; each holds its keys in a sorted list.
+    pods_by_node: HashMap<Name, Vec<Arc<ObjectKey>>>,
+    pods_by_owner: HashMap<OwnerKey, Vec<Arc<ObjectKey>>>,
+    /// Pods that are not simply running (see [`Pod::is_settled`]): the only
+    /// ones the per-pod diagnoses look at, so a scrape walks a few percent of a
+    /// large cluster's pods instead of all of them.
+    unsettled_pods: BTreeSet<Arc<ObjectKey>>,
+    replica_sets_by_owner: HashMap<OwnerKey, Vec<ObjectKey>>,
+    listed: BTreeSet<Kind>,
+}
+
+impl Cluster {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or replaces an object, keeping the indexes in step.
+    pub fn apply(&mut self, object: Object) {
+        self.listed.insert(object.kind());
+        let key = object.key();
+        match object {
+            Object::Pod(pod) => match self.pods.get_mut(&key) {
+                // Most updates are status changes of a pod that stays where the
+                // indexes have it: replace it in place, no index touched.
+                Some(held) if indexed_alike(held, &pod) => **held = pod,
+                held => {
+                    if held.is_some() {
+                        self.unindex_pod(&key);
+                    }
+                    let key = Arc::new(key);
+                    self.index_pod(&key, &pod);
+                    self.pods.insert(key, Box::new(pod));
+                }
+            },
+            Object::Node(node) => {
+                self.nodes.insert(key.name, node);
+            }
+            Object::Namespace(ns) => {
+                self.namespaces.insert(key.name, ns);
+            }
+            Object::Deployment(d) => {
+                self.deployments.insert(key, Box::new(d));
+            }
+            Object::ReplicaSet(rs) => {
+                if let Some(old) = self.replica_sets.get(&key) {
+                    index_remove(
+                        &mut self.replica_sets_by_owner,
+                        OwnerKey::controller_of(&old.metadata),
+                        &key,
+                    );
+                }
+                index_insert(
+                    &mut self.replica_sets_by_owner,
+                    OwnerKey::controller_of(&rs.metadata),
+                    &key,
+                );
+                self.replica_sets.insert(key, Box::new(rs));
+            }
+            Object::StatefulSet(s) => {
+                self.stateful_sets.insert(key, Box::new(s));
+            }
+            Object::DaemonSet(d) => {
+                self.daemon_sets.insert(key, Box::new(d));
+            }
+            Object::Event(e) => self.events.apply(e),
+        }
+    }
+
+    /// Room for `total` objects of `kind` in all, as a list that brings them
+    /// begins: the pod map is then sized once instead of growing by rehashing
+    /// every key it holds as they come. The other kinds are held in B-trees.
+    pub fn reserve(&mut self, kind: Kind, total: usize) {
+        if kind == Kind::Pod {
+            self.pods.reserve(total.saturating_sub(self.pods.len()));
+        }
+    }
+
+    /// Removes an object; a key that is not held is ignored.
+    pub fn delete(&mut self, kind: Kind, key: &ObjectKey) {
+        match kind {
+            Kind::Pod => {
+                self.unindex_pod(key);
+                self.pods.remove(key);
+            }
+            Kind::Node => {
+                self.nodes.remove(&key.name);
+            }
+            Kind::Namespace => {
+                self.namespaces.remove(&key.name);
+            }
+            Kind::Deployment => {
+                self.deployments.remove(key);
+            }
+            Kind::ReplicaSet => {
+                if let Some(old) = self.replica_sets.remove(key) {
+                    index_remove(
+                        &mut self.replica_sets_by_owner,
+                        OwnerKey::controller_of(&old.metadata),
+                        key,
+                    );
+                }
+            }
+            Kind::StatefulSet => {
+                self.stateful_sets.remove(key);
+            }
+            Kind::DaemonSet => {
+                self.daemon_sets.remove(key);
+            }
+            Kind::Event => self.events.delete(key),
+        }
+    }
+
+    /// Replaces every object of `kind` with `objects` (a relist): what is not in
+    /// the new list is gone. Objects of another kind in `objects` are applied too.
+    pub fn reset(&mut self, kind: Kind, objects: impl IntoIterator<Item = Object>) {
+        self.clear(kind);
+        self.listed.insert(kind);
+        for object in objects {
+            self.apply(object);
+        }
+    }
+
+    /// Like [`Cluster::reset`], but only for the objects of `kind` in one
+    /// namespace (a relist of a namespaced watch); other namespaces are kept.
+    pub(crate) fn reset_namespace(
+        &mut self,
+        kind: Kind,
+        namespace: &str,
+        objects: impl IntoIterator<Item = Object>,
+    ) {
+        for key in self
+            .keys(kind)
+            .into_iter()
+            .filter(|k| k.namespace == namespace)
+        {
+            self.delete(kind, &key);
+        }
+        self.listed.insert(kind);
+        for object in objects {
+            self.apply(object);
+        }
+    }
+
+    /// The keys of every held object of `kind` (pods' in no particular order).
+    pub fn keys(&self, kind: Kind) -> Vec<ObjectKey> {
+        fn named<T>(m: &BTreeMap<Name, T>) -> Vec<ObjectKey> {
+            m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
+        }
+        fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
+            m.keys().cloned().collect()
+        }
+        match kind {
+            Kind::Pod => self.pods.keys().map(|k| (**k).clone()).collect(),
+            Kind::Node => named(&self.nodes),
+            Kind::Namespace => named(&self.namespaces),
+            Kind::Deployment => keyed(&self.deployments),
+            Kind::ReplicaSet => keyed(&self.replica_sets),
+            Kind::StatefulSet => keyed(&self.stateful_sets),
+            Kind::DaemonSet => keyed(&self.daemon_sets),
+            Kind::Event => self.events.keys().cloned().collect(),
+        }
+    }
+
+    fn clear(&mut self, kind: Kind) {
+        match kind {
+            Kind::Pod => {
+                self.pods.clear();
+                self.pods_by_node.clear();
+                self.pods_by_owner.clear();
+                self.unsettled_pods.clear();
+            }
+            Kind::Node => self.nodes.clear(),
+            Kind::Namespace => self.namespaces.clear(),
+            Kind::Deployment => self.deployments.clear(),
+            Kind::ReplicaSet => {
+                self.replica_sets.clear();
+                self.replica_sets_by_owner.clear();
+            }
+            Kind::StatefulSet => self.stateful_sets.clear(),
+            Kind::DaemonSet => self.daemon_sets.clear(),
+            Kind::Event => self.events = EventStore::default(),
+        }
+    }
+
+    /// Forgets warning events last seen before `cutoff` (the live watcher bounds
+    /// their age with this; a file is diagnosed with all it holds).
+    pub(crate) fn prune_events(&mut self, cutoff: Time) {
+        self.events.prune(cutoff);
+    }
+
+    /// Records that `kind` was listed even if no object of it exists, so that
+    /// absence means "none" rather than "not looked at".
+    pub(crate) fn mark_listed(&mut self, kind: Kind) {
+        self.listed.insert(kind);
+    }
+
+    /// Whether objects of `kind` were listed at all. Without nodes, for instance,
+    /// a pod's node cannot be called missing.
+    pub(crate) fn has_listed(&self, kind: Kind) -> bool {
+        self.listed.contains(&kind)
+    }
+
+    pub fn len(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Pod => self.pods.len(),
+            Kind::Node => self.nodes.len(),
+            Kind::Namespace => self.namespaces.len(),
+            Kind::Deployment => self.deployments.len(),
+            Kind::ReplicaSet => self.replica_sets.len(),
+            Kind::StatefulSet => self.stateful_sets.len(),
+            Kind::DaemonSet => self.daemon_sets.len(),
+            Kind::Event => self.events.len(),
+        }
+    }
+
+    /// The pod indexes: by node, by controller, and whether it is unsettled.
+    fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Pod) {
+        let node = &pod.spec.node_name;
+        index_insert(
+            &mut self.pods_by_node,
+            (!node.is_empty()).then(|| node.clone()),
+            key,
+        );
+        index_insert(
+            &mut self.pods_by_owner,
+            OwnerKey::controller_of(&pod.metadata),
+            key,
+        );
+        if !pod.is_settled() {
+            self.unsettled_pods.insert(key.clone());
+        }
+    }
+
+    fn unindex_pod(&mut self, key: &ObjectKey) {
+        let Some(old) = self.pods.get(key) else {
+            return;
+        };
+        let node = old.spec.node_name.clone();
+        let owner = OwnerKey::controller_of(&old.metadata);
+        index_remove(&mut self.pods_by_node, Some(node), key);
+        index_remove(&mut self.pods_by_owner, owner, key);
+        self.unsettled_pods.remove(key);
+    }
+
+    /// Every pod, in no particular order.
+    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.values().map(|p| &**p)
+    }
+
+    /// The pods that are not [settled](Pod::is_settled), in key order: every pod
+    /// the Terminating, Pending and container diagnoses can report.
+    pub(crate) fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
+        self.unsettled_pods.iter().filter_map(|k| self.pod(k))
+    }
+
+    pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
+        self.pods.get(key).map(|p| &**p)
+    }
+
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces.get(name)
+    }
+
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.values()
+    }
+
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name)
+    }
+
+    pub fn namespaces(&self) -> impl Iterator<Item = &Namespace> {
+        self.namespaces.values()
+    }
+
+    pub fn deployments(&self) -> impl Iterator<Item = &Deployment> {
+        self.deployments.values().map(|d| &**d)
+    }
+
+    pub(crate) fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
+        self.stateful_sets.values().map(|s| &**s)
+    }
+
+    pub(crate) fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
+        self.daemon_sets.values().map(|d| &**d)
+    }
+
+    /// Pods bound to a node.
+    pub(crate) fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods_by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pod(k))
+    }
+
+    /// Pods whose controller is the named object. When both sides know the
+    /// owner's uid they must agree, so a recreated namesake does not adopt pods.
+    pub(crate) fn pods_owned_by<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        uid: &'a Uid,
+    ) -> impl Iterator<Item = &'a Pod> + 'a {
+        self.pods_by_owner
+            .get(&OwnerKey::new(namespace, kind, name))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pod(k))
+            .filter(move |p| owner_uid_agrees(&p.metadata, uid))
+    }
+
+    /// ReplicaSets whose controller is the named Deployment.
+    pub(crate) fn replica_sets_of<'a>(
+        &'a self,
+        deployment: &'a Deployment,
+    ) -> impl Iterator<Item = &'a ReplicaSet> + 'a {
+        let d = &deployment.metadata;
+        self.replica_sets_by_owner
+            .get(&OwnerKey::new(&d.namespace, Kind::Deployment, &d.name))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.replica_sets.get(k))
+            .map(|rs| &**rs)
+            .filter(move |rs| owner_uid_agrees(&rs.metadata, &d.uid))
+    }
+
+    /// Warning events about an object, oldest first. Events that name a
+    /// different uid are about an earlier object of the same name and are left out.
+    pub(crate) fn events_about<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: &str,
+        name: &str,
+        uid: &Uid,
+    ) -> impl Iterator<Item = &'a Event> + 'a {
+        let mut list: Vec<&Event> = self
+            .events
+            .about(namespace, kind.as_str(), name)
+            .iter()
+            .filter(|e| e.regarding.uid.is_empty() || uid.is_empty() || *uid == e.regarding.uid)
+            .collect();
+        list.sort_by_key(|e| (e.last_seen, e.key.name.clone()));
+        list.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event_store::MAX_EVENTS_PER_OBJECT;
+    use crate::model::{CoreEvent, ObjectKey};
+
+    fn pod(json: &str) -> Object {
+        Object::Pod(serde_json::from_str(json).unwrap())
+    }
+
+    /// What a model holds once every pod it listed is gone again.
+    fn empty_with_pods_listed() -> Cluster {
+        let mut empty = Cluster::new();
+        empty.mark_listed(Kind::Pod);
+        empty
+    }
+
+    #[test]
+    fn indexes_follow_apply_update_and_delete() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"ns","ownerReferences":[
+                {"kind":"ReplicaSet","name":"rs","uid":"u-rs","controller":true}]},
+                "spec":{"nodeName":"n1"}}"#,
+        ));
+        assert_eq!(c.pods_on_node("n1").count(), 1);
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new("u-rs"))
+                .count(),
+            1
+        );
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new("other-uid"))
+                .count(),
+            0
+        );
+
+        // Rescheduled onto another node: the old index entry goes.
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"ns"},"spec":{"nodeName":"n2"}}"#,
+        ));
+        assert_eq!(c.pods_on_node("n1").count(), 0);
+        assert_eq!(c.pods_on_node("n2").count(), 1);
+        assert_eq!(
+            c.pods_owned_by(Kind::ReplicaSet, "ns", "rs", &Uid::new(""))
+                .count(),
+            0
+        );
+
+        c.delete(Kind::Pod, &ObjectKey::new("ns", "a"));
+        assert_eq!(c.len(Kind::Pod), 0);
+        assert_eq!(c.pods_on_node("n2").count(), 0);
+        assert_eq!(c, empty_with_pods_listed());
+    }
+
+    #[test]
+    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
+        let running = r#""status":{"phase":"Running","containerStatuses":[
+            {"name":"app","state":{"running":{}}}],"initContainerStatuses":[
+            {"name":"init","state":{"terminated":{"exitCode":0}}}]}"#;
+        let shapes = [
+            // (name, pod, settled)
+            (
+                "ok",
+                format!(r#""spec":{{"nodeName":"n1"}},{running}"#),
+                true,
+            ),
+            (
+                "done",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Succeeded"}"#.to_string(),
+                true,
+            ),
+            (
+                "unbound",
+                r#""status":{"phase":"Pending"}"#.to_string(),
+                false,
+            ),
+            (
+                "creating",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Pending"}"#.to_string(),
+                false,
+            ),
+            (
+                "waiting",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}"#
+                    .to_string(),
+                false,
+            ),
+            (
+                "init-waiting",
+                r#""spec":{"nodeName":"n1"},"status":{"phase":"Running","initContainerStatuses":[
+                {"name":"init","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}"#
+                    .to_string(),
+                false,
+            ),
+            (
+                "deleting",
+                format!(
+                    r#""metadata":{{"name":"deleting","namespace":"ns",
+                "deletionTimestamp":"2024-05-01T10:00:30Z"}},"spec":{{"nodeName":"n1"}},{running}"#
+                ),
+                false,
+            ),
+        ];
+        let mut c = Cluster::new();
+        for (name, body, settled) in &shapes {
+            let json = if body.contains("metadata") {
+                format!("{{{body}}}")
+            } else {
+                format!(r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},{body}}}"#)
+            };
+            let Object::Pod(p) = pod(&json) else {
+                unreachable!()
+            };
+            assert_eq!(p.is_settled(), *settled, "{name}");
+            c.apply(Object::Pod(p));
+        }
+        let unsettled = |c: &Cluster| -> Vec<String> {
+            c.unsettled_pods()
+                .map(|p| p.metadata.name.to_string())
+                .collect()
+        };
+        assert_eq!(
+            unsettled(&c),
+            ["creating", "deleting", "init-waiting", "unbound", "waiting"]
+        );
+
+        // The index follows updates both ways, deletes and relists.
+        c.apply(pod(&format!(
+            r#"{{"metadata":{{"name":"waiting","namespace":"ns"}},"spec":{{"nodeName":"n1"}},{running}}}"#
+        )));
+        c.apply(pod(
+            r#"{"metadata":{"name":"ok","namespace":"ns"},"spec":{"nodeName":"n1"},
+                "status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}}"#,
+        ));
+        c.delete(Kind::Pod, &ObjectKey::new("ns", "unbound"));
+        assert_eq!(
+            unsettled(&c),
+            ["creating", "deleting", "init-waiting", "ok"]
+        );
+        c.reset_namespace(Kind::Pod, "ns", []);
+        assert!(unsettled(&c).is_empty());
+        assert_eq!(c, empty_with_pods_listed());
+    }
+
+    #[test]
+    fn pods_updated_in_any_order_leave_the_indexes_as_a_fresh_load_would() {
+        // Pods hop between nodes, controllers and states; the model built by
+        // the updates must equal the one built from the final versions alone.
+        let states = [
+            r#""status":{"phase":"Running"}"#,
+            r#""status":{"phase":"Pending"}"#,
+            r#""status":{"phase":"Running","containerStatuses":[
+                {"name":"app","state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}"#,
+        ];
+        let version = |i: u64| {
+            let node = ["", "n1", "n2"][(i % 3) as usize];
+            let owner = [
+                "",
+                r#","ownerReferences":[{"kind":"ReplicaSet","name":"a","controller":true}]"#,
+                r#","ownerReferences":[{"kind":"ReplicaSet","name":"b","controller":true}]"#,
+            ][(i / 3 % 3) as usize];
+            let state = states[(i / 9 % 3) as usize];
+            let deleting = if i / 27 % 2 == 1 {
+                r#","deletionTimestamp":"2024-05-01T10:00:30Z""#
+            } else {
+                ""
+            };
+            format!(
+                r#"{{"metadata":{{"name":"p{}","namespace":"ns","annotations":{{"rev":"{i}"}}{owner}{deleting}}},
+                    "spec":{{"nodeName":"{node}"}},{state}}}"#,
+                i % 5
+            )
+        };
+        let mut updated = Cluster::new();
+        let mut last = BTreeMap::new();
+        let mut x: u64 = 7;
+        for _ in 0..2000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = (x >> 33) % 270;
+            let json = version(i).replace(&format!(r#""p{}""#, i % 5), &format!(r#""p{}""#, x % 5));
+            updated.apply(pod(&json));
+            last.insert(x % 5, json);
+        }
+        let mut fresh = Cluster::new();
+        for json in last.values() {
+            fresh.apply(pod(json));
+        }
+        assert_eq!(updated, fresh);
+    }
+
+    #[test]
+    fn a_namespace_relist_leaves_other_namespaces_alone() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"a","namespace":"one"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.apply(pod(
+            r#"{"metadata":{"name":"b","namespace":"two"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.reset_namespace(Kind::Pod, "one", []);
+        let names: Vec<_> = c.pods().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(names, ["b"]);
+        assert_eq!(c.pods_on_node("n1").count(), 1);
+    }
+
+    #[test]
+    fn reset_drops_what_the_relist_no_longer_has() {
+        let mut c = Cluster::new();
+        c.apply(pod(
+            r#"{"metadata":{"name":"gone","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.apply(pod(
+            r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+        ));
+        c.reset(
+            Kind::Pod,
+            [pod(
+                r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
+            )],
+        );
+        let names: Vec<_> = c
+            .pods_on_node("n1")
+            .map(|p| p.metadata.name.as_str())
+            .collect();
+        assert_eq!(names, ["kept"]);
+    }
+
+    fn warning(name: &str, pod_uid: &str, last: &str) -> Object {
+        let e: CoreEvent = serde_json::from_str(&format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},"type":"Warning","reason":"Failed",
+                "message":"m","involvedObject":{{"kind":"Pod","name":"p","namespace":"ns","uid":"{pod_uid}"}},
+                "lastTimestamp":"{last}"}}"#
+        ))
+        .unwrap();
+        Object::Event(e.into())
+    }
+
+    #[test]
+    fn events_are_bounded_filtered_by_uid_and_prunable() {
+        let mut c = Cluster::new();
+        for i in 0..(MAX_EVENTS_PER_OBJECT + 4) {
+            c.apply(warning(
+                &format!("e{i:02}"),
+                "u1",
+                &format!("2024-05-01T10:{i:02}:00Z"),
+            ));
+        }
+        c.apply(warning("old-pod", "u0", "2024-05-01T11:00:00Z"));
+        let seen: Vec<_> = c
+            .events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
+            .map(|e| e.key.name.clone())
+            .collect();
+        assert_eq!(seen.len(), MAX_EVENTS_PER_OBJECT - 1);
+        assert_eq!(seen.first().map(Name::as_str), Some("e05"));
+        c.prune_events("2024-05-01T10:15:00Z".parse().unwrap());
+        assert_eq!(
+            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
+                .count(),
+            5
+        );
+        c.delete(Kind::Event, &ObjectKey::new("ns", "e19"));
+        assert_eq!(
+            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
+                .count(),
+            4
+        );
+    }
+
+    #[test]
+    fn normal_events_are_not_kept() {
+        let mut c = Cluster::new();
+        let e: CoreEvent = serde_json::from_str(
+            r#"{"metadata":{"name":"e","namespace":"ns"},"type":"Normal","reason":"Pulled",
+                "involvedObject":{"kind":"Pod","name":"p","namespace":"ns"}}"#,
+        )
+        .unwrap();
+        c.apply(Object::Event(e.into()));
+        assert_eq!(c.len(Kind::Event), 0);
+    }
+}

@@ -1,0 +1,99 @@
+//! The warning events the model keeps, indexed by the object they are about.
+
+use std::collections::BTreeMap;
+
+// foldhash rather than SipHash: the keys are the API server's own names,
+// and hashing them weighs on every list.
+use foldhash::HashMap;
+
+use super::event::Event;
+use super::meta::{ObjectKey, Time};
+
+/// Warning events kept per object: enough to see the latest of each reason.
+pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
+
+/// Warning events, indexed by the object they are about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct EventStore {
+    by_subject: BTreeMap<(String, String, String), Vec<Event>>,
+    subject_of: HashMap<ObjectKey, (String, String, String)>,
+}
+
+impl EventStore {
+    fn subject(event: &Event) -> (String, String, String) {
+        let r = &event.regarding;
+        let namespace = if r.namespace.is_empty() {
+            event.key.namespace.to_string()
+        } else {
+            r.namespace.clone()
+        };
+        (namespace, r.kind.clone(), r.name.clone())
+    }
+
+    pub(super) fn apply(&mut self, event: Event) {
+        self.delete(&event.key);
+        // The diagnosis reads only warnings; the live watcher asks for `type=Warning`.
+        if !event.warning {
+            return;
+        }
+        let subject = Self::subject(&event);
+        self.subject_of.insert(event.key.clone(), subject.clone());
+        let list = self.by_subject.entry(subject).or_default();
+        list.push(event);
+        if list.len() > MAX_EVENTS_PER_OBJECT {
+            // Drop the one seen least recently.
+            if let Some(oldest) = list
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, e)| e.last_seen)
+                .map(|(i, _)| i)
+            {
+                let dropped = list.remove(oldest);
+                self.subject_of.remove(&dropped.key);
+            }
+        }
+    }
+
+    pub(super) fn delete(&mut self, key: &ObjectKey) {
+        let Some(subject) = self.subject_of.remove(key) else {
+            return;
+        };
+        if let Some(list) = self.by_subject.get_mut(&subject) {
+            list.retain(|e| &e.key != key);
+            if list.is_empty() {
+                self.by_subject.remove(&subject);
+            }
+        }
+    }
+
+    /// Forget events last seen before `cutoff`.
+    pub(super) fn prune(&mut self, cutoff: Time) {
+        let subject_of = &mut self.subject_of;
+        self.by_subject.retain(|_, list| {
+            list.retain(|e| {
+                let keep = e.last_seen.is_none_or(|t| t >= cutoff);
+                if !keep {
+                    subject_of.remove(&e.key);
+                }
+                keep
+            });
+            !list.is_empty()
+        });
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.subject_of.len()
+    }
+
+    /// The keys of every event held.
+    pub(super) fn keys(&self) -> impl Iterator<Item = &ObjectKey> {
+        self.subject_of.keys()
+    }
+
+    /// The events held about one object, in no particular order.
+    pub(super) fn about(&self, namespace: &str, kind: &str, name: &str) -> &[Event] {
+        self.by_subject
+            .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+}

@@ -1,0 +1,33 @@
+//! The metrics: every `kube_lifecycle_*` family is declared here, once.
+//!
+//! - `findings.rs`: the families generated from findings at scrape time, one
+//!   declarative table, the labels naming each finding's object added once;
+//! - `telemetry.rs`: the exporter's own families (its watches, the model's
+//!   size, the lifecycle durations observed on transitions), recorded through
+//!   methods that say what happened.
+//!
+//! A scrape goes from the server to the collectors here, which read the
+//! findings and the model's size from the live model (`register`).
+
+mod findings;
+mod telemetry;
+
+use std::sync::Arc;
+
+use prometheus_client::registry::Registry;
+
+pub use findings::render;
+pub(crate) use findings::{FindingsCollector, FindingsSource};
+pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
+
+/// Registers every family a live exporter serves, in the order they are
+/// exposed: the findings', the model's size, the exporter's own.
+pub(crate) fn register<S: FindingsSource + HeldObjects>(
+    registry: &mut Registry,
+    live: Arc<S>,
+    telemetry: &Telemetry,
+) {
+    FindingsCollector::new(live.clone()).register(registry);
+    registry.register_collector(Box::new(ModelSize(live)));
+    telemetry.register(registry);
+}

@@ -1,0 +1,487 @@
+//! The exporter's own families: how each watch is doing, the model's size,
+//! build information, render time, and the lifecycle duration histograms.
+//! Each is documented once here, as a constant: registration takes its name
+//! and help text from it, and `docs/metrics.md` is generated from them all. Call sites say
+//! what happened (`listed`, `applied`, `watch_failed` ...); the labels
+//! (`resource` from the kind, first of all) are added here.
+
+use std::fmt;
+use std::sync::atomic::AtomicU64;
+
+use jiff::Timestamp;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+use crate::diagnosis::TerminatingCause;
+use crate::model::Kind;
+use crate::model::age::unix_seconds;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResourceLabel {
+    resource: &'static str,
+}
+
+impl ResourceLabel {
+    /// The label every watch family opens with: the kind's resource.
+    fn of(kind: Kind) -> Self {
+        ResourceLabel {
+            resource: kind.plural(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EventLabels {
+    resource: &'static str,
+    /// `listed`, `applied` or `deleted`.
+    r#type: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ErrorLabels {
+    resource: &'static str,
+    /// One of the reasons [`WATCH_ERRORS`] names.
+    reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CauseLabel {
+    cause: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabels {
+    version: &'static str,
+}
+
+/// Histogram buckets, in seconds, chosen for each duration's usual range.
+const TERMINATING_BUCKETS: &[f64] = &[
+    1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, 21600.0, 86400.0,
+];
+const SCHEDULING_BUCKETS: &[f64] = &[
+    0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0, 3600.0,
+];
+const STARTUP_BUCKETS: &[f64] = &[
+    1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0,
+];
+const NAMESPACE_BUCKETS: &[f64] = &[
+    1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 21600.0, 86400.0,
+];
+
+/// How one of the exporter's own families is documented.
+pub(super) struct MetricDoc {
+    /// As registered (a counter is exposed with `_total` after it).
+    pub name: &'static str,
+    pub help: &'static str,
+    // What `docs/metrics.md` says besides (read by its generator, a test).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub kind: &'static str,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub labels: &'static [&'static str],
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub example: &'static str,
+}
+
+const WATCH_SYNCED: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_synced",
+    kind: "gauge",
+    labels: &["resource"],
+    help: "Whether the watch of a resource has completed its first list (1) or not (0).",
+    example: "min by (resource) (kube_lifecycle_watch_synced) == 0",
+};
+
+const WATCH_OBJECTS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_objects",
+    kind: "gauge",
+    labels: &["resource"],
+    help: "Objects of a resource held in the exporter's model.",
+    example: "kube_lifecycle_watch_objects{resource=\"pods\"}",
+};
+
+const WATCH_EVENTS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_events",
+    kind: "counter",
+    labels: &["resource", "type"],
+    help: "Objects applied to the model, by resource and type: listed (from a list), applied and deleted (from watch events).",
+    example: "sum by (resource) (rate(kube_lifecycle_watch_events_total[5m]))",
+};
+
+const WATCH_RESTARTS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_restarts",
+    kind: "counter",
+    labels: &["resource"],
+    help: "Times a watch had to list again after its first sync (its resume point expired: 410 Gone).",
+    example: "increase(kube_lifecycle_watch_restarts_total[1h]) > 3",
+};
+
+const WATCH_ERRORS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_errors",
+    kind: "counter",
+    labels: &["resource", "reason"],
+    help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, server_error, connection, decode, other).",
+    example: "sum by (resource, reason) (rate(kube_lifecycle_watch_errors_total[5m])) > 0",
+};
+
+const WATCH_LAST_EVENT: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_last_event_timestamp_seconds",
+    kind: "gauge",
+    labels: &["resource"],
+    help: "Unix time the last list or watch event of a resource was applied.",
+    example: "time() - kube_lifecycle_watch_last_event_timestamp_seconds{resource=\"pods\"}",
+};
+
+const BUILD_INFO: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_build_info",
+    kind: "gauge",
+    labels: &["version"],
+    help: "Build information; always 1.",
+    example: "count by (version) (kube_lifecycle_build_info)",
+};
+
+const RENDER_DURATION: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_scrape_render_duration_seconds",
+    kind: "gauge",
+    labels: &[],
+    help: "Time the previous /metrics response took to render.",
+    example: "max_over_time(kube_lifecycle_scrape_render_duration_seconds[1h])",
+};
+
+const POD_TERMINATING: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_pod_terminating_duration_seconds",
+    kind: "histogram",
+    labels: &["cause"],
+    help: "Time from a pod's deletion request to the object being gone, by the Terminating cause at removal (a removal first seen in a relist after a disconnect counts as of the relist).",
+    example: "histogram_quantile(0.99, sum by (le) (rate(kube_lifecycle_pod_terminating_duration_seconds_bucket[1h])))",
+};
+
+const POD_SCHEDULING: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_pod_scheduling_latency_seconds",
+    kind: "histogram",
+    labels: &[],
+    help: "Time from a pod's creation to PodScheduled=True.",
+    example: "histogram_quantile(0.9, sum by (le) (rate(kube_lifecycle_pod_scheduling_latency_seconds_bucket[1h])))",
+};
+
+const POD_STARTUP: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_pod_startup_duration_seconds",
+    kind: "histogram",
+    labels: &[],
+    help: "Time from a pod's creation to its first Ready=True.",
+    example: "histogram_quantile(0.5, sum by (le) (rate(kube_lifecycle_pod_startup_duration_seconds_bucket[1h])))",
+};
+
+const NAMESPACE_TERMINATING: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_namespace_terminating_duration_seconds",
+    kind: "histogram",
+    labels: &[],
+    help: "Time from a namespace's deletion request to the namespace being gone.",
+    example: "histogram_quantile(0.9, sum by (le) (rate(kube_lifecycle_namespace_terminating_duration_seconds_bucket[1d])))",
+};
+
+/// The exporter's own families, in the order `docs/metrics.md` lists them.
+#[cfg(test)]
+pub(super) const CATALOGUE: &[MetricDoc] = &[
+    WATCH_SYNCED,
+    WATCH_OBJECTS,
+    WATCH_EVENTS,
+    WATCH_RESTARTS,
+    WATCH_ERRORS,
+    WATCH_LAST_EVENT,
+    BUILD_INFO,
+    RENDER_DURATION,
+    POD_TERMINATING,
+    POD_SCHEDULING,
+    POD_STARTUP,
+    NAMESPACE_TERMINATING,
+];
+
+/// The catalogue as markdown (kept in `docs/metrics.md`).
+#[cfg(test)]
+pub(super) fn markdown_catalogue() -> String {
+    let mut out = String::new();
+    for doc in CATALOGUE {
+        let name = if doc.kind == "counter" {
+            format!("{}_total", doc.name)
+        } else {
+            doc.name.to_string()
+        };
+        let labels = if doc.labels.is_empty() {
+            "no labels".to_string()
+        } else {
+            format!(
+                "labels: {}",
+                doc.labels
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        out.push_str(&format!(
+            "### `{name}`\n\n{} · {labels}\n\n{}\n\n```promql\n{}\n```\n\n",
+            doc.kind, doc.help, doc.example
+        ));
+    }
+    out
+}
+
+/// The exporter's own metrics, recorded as things happen.
+#[derive(Debug)]
+pub(crate) struct Telemetry {
+    watch_synced: Family<ResourceLabel, Gauge>,
+    watch_events: Family<EventLabels, Counter>,
+    watch_restarts: Family<ResourceLabel, Counter>,
+    watch_errors: Family<ErrorLabels, Counter>,
+    watch_last_event: Family<ResourceLabel, Gauge<f64, AtomicU64>>,
+    build_info: Family<BuildLabels, Gauge>,
+    render_seconds: Gauge<f64, AtomicU64>,
+    pod_terminating: Family<CauseLabel, Histogram>,
+    pod_scheduling: Histogram,
+    pod_startup: Histogram,
+    namespace_terminating: Histogram,
+}
+
+impl Default for Telemetry {
+    fn default() -> Self {
+        Telemetry {
+            watch_synced: Family::default(),
+            watch_events: Family::default(),
+            watch_restarts: Family::default(),
+            watch_errors: Family::default(),
+            watch_last_event: Family::default(),
+            build_info: Family::default(),
+            render_seconds: Gauge::default(),
+            pod_terminating: Family::new_with_constructor(|| {
+                Histogram::new(TERMINATING_BUCKETS.iter().copied())
+            }),
+            pod_scheduling: Histogram::new(SCHEDULING_BUCKETS.iter().copied()),
+            pod_startup: Histogram::new(STARTUP_BUCKETS.iter().copied()),
+            namespace_terminating: Histogram::new(NAMESPACE_BUCKETS.iter().copied()),
+        }
+    }
+}
+
+impl Telemetry {
+    /// Registers every family under its full `kube_lifecycle_` name, with the
+    /// help text of its constant.
+    pub(crate) fn register(&self, registry: &mut Registry) {
+        fn add(
+            registry: &mut Registry,
+            doc: &MetricDoc,
+            metric: impl prometheus_client::registry::Metric,
+        ) {
+            // The registry appends a period; the catalogue's texts end with one.
+            registry.register(doc.name, doc.help.trim_end_matches('.'), metric);
+        }
+        add(registry, &WATCH_SYNCED, self.watch_synced.clone());
+        add(registry, &WATCH_EVENTS, self.watch_events.clone());
+        add(registry, &WATCH_RESTARTS, self.watch_restarts.clone());
+        add(registry, &WATCH_ERRORS, self.watch_errors.clone());
+        add(registry, &WATCH_LAST_EVENT, self.watch_last_event.clone());
+        add(registry, &BUILD_INFO, self.build_info.clone());
+        add(registry, &RENDER_DURATION, self.render_seconds.clone());
+        add(registry, &POD_TERMINATING, self.pod_terminating.clone());
+        add(registry, &POD_SCHEDULING, self.pod_scheduling.clone());
+        add(registry, &POD_STARTUP, self.pod_startup.clone());
+        add(
+            registry,
+            &NAMESPACE_TERMINATING,
+            self.namespace_terminating.clone(),
+        );
+        self.build_info
+            .get_or_create(&BuildLabels {
+                version: env!("CARGO_PKG_VERSION"),
+            })
+            .set(1);
+    }
+
+    /// A watch of `kind` has yet to complete its first list.
+    pub(crate) fn watch_unsynced(&self, kind: Kind) {
+        self.watch_synced
+            .get_or_create(&ResourceLabel::of(kind))
+            .set(0);
+    }
+
+    /// Every watch of `kind` has completed its first list.
+    pub(crate) fn watch_synced(&self, kind: Kind) {
+        self.watch_synced
+            .get_or_create(&ResourceLabel::of(kind))
+            .set(1);
+    }
+
+    /// A watch of `kind` had to list again after its first sync.
+    pub(crate) fn watch_restarted(&self, kind: Kind) {
+        self.watch_restarts
+            .get_or_create(&ResourceLabel::of(kind))
+            .inc();
+    }
+
+    /// A (re)list of `kind` brought `objects` into the model.
+    pub(crate) fn listed(&self, kind: Kind, objects: usize) {
+        self.watch_events
+            .get_or_create(&EventLabels {
+                resource: kind.plural(),
+                r#type: "listed",
+            })
+            .inc_by(objects as u64);
+        self.event_seen(kind);
+    }
+
+    /// A watch event added or changed an object of `kind`.
+    pub(crate) fn applied(&self, kind: Kind) {
+        self.watch_event(kind, "applied");
+    }
+
+    /// A watch event deleted an object of `kind`.
+    pub(crate) fn deleted(&self, kind: Kind) {
+        self.watch_event(kind, "deleted");
+    }
+
+    fn watch_event(&self, kind: Kind, r#type: &'static str) {
+        self.watch_events
+            .get_or_create(&EventLabels {
+                resource: kind.plural(),
+                r#type,
+            })
+            .inc();
+        self.event_seen(kind);
+    }
+
+    fn event_seen(&self, kind: Kind) {
+        self.watch_last_event
+            .get_or_create(&ResourceLabel::of(kind))
+            .set(unix_seconds(Timestamp::now()));
+    }
+
+    /// Listing or watching `kind` failed, for a bounded `reason`.
+    pub(crate) fn watch_failed(&self, kind: Kind, reason: &'static str) {
+        self.watch_errors
+            .get_or_create(&ErrorLabels {
+                resource: kind.plural(),
+                reason,
+            })
+            .inc();
+    }
+
+    /// A `/metrics` response took `seconds` to render.
+    pub(crate) fn rendered(&self, seconds: f64) {
+        self.render_seconds.set(seconds);
+    }
+
+    /// A Terminating pod is gone, `seconds` after its deletion was requested.
+    pub(crate) fn pod_terminated(&self, cause: TerminatingCause, seconds: f64) {
+        self.pod_terminating
+            .get_or_create(&CauseLabel {
+                cause: cause.as_str(),
+            })
+            .observe(seconds);
+    }
+
+    /// A pod was scheduled `seconds` after its creation.
+    pub(crate) fn pod_scheduled(&self, seconds: f64) {
+        self.pod_scheduling.observe(seconds);
+    }
+
+    /// A pod became Ready for the first time, `seconds` after its creation.
+    pub(crate) fn pod_started(&self, seconds: f64) {
+        self.pod_startup.observe(seconds);
+    }
+
+    /// A Terminating namespace is gone, `seconds` after its deletion was requested.
+    pub(crate) fn namespace_terminated(&self, seconds: f64) {
+        self.namespace_terminating.observe(seconds);
+    }
+}
+
+/// What the model holds, per kind: read at scrape time.
+pub(crate) trait HeldObjects: Send + Sync + 'static {
+    fn counts(&self) -> Vec<(Kind, usize)>;
+}
+
+impl<S: HeldObjects> HeldObjects for std::sync::Arc<S> {
+    fn counts(&self) -> Vec<(Kind, usize)> {
+        S::counts(self)
+    }
+}
+
+/// Objects held per resource ([`WATCH_OBJECTS`]), read at scrape time.
+pub(crate) struct ModelSize<S>(pub S);
+
+impl<S> fmt::Debug for ModelSize<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ModelSize")
+    }
+}
+
+impl<S: HeldObjects> Collector for ModelSize<S> {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let doc = &WATCH_OBJECTS;
+        let mut metric = encoder.encode_descriptor(doc.name, doc.help, None, MetricType::Gauge)?;
+        for (kind, count) in self.0.counts() {
+            let labels = [("resource", kind.plural())];
+            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every family the exporter registers is documented, and nothing else is.
+    #[test]
+    fn the_catalogue_matches_what_is_registered() {
+        let mut registry = Registry::default();
+        let t = Telemetry::default();
+        t.register(&mut registry);
+        // Families without samples are not printed: give each one.
+        t.watch_synced(Kind::Pod);
+        t.watch_restarted(Kind::Pod);
+        t.applied(Kind::Pod);
+        t.watch_failed(Kind::Pod, "forbidden");
+        t.pod_terminated(TerminatingCause::Graceful, 1.0);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let mut registered: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# TYPE "))
+            .map(|t| {
+                let (name, kind) = t.split_once(' ').unwrap();
+                if kind == "counter" {
+                    format!("{name}_total")
+                } else {
+                    name.to_string()
+                }
+            })
+            .collect();
+        registered.push("kube_lifecycle_watch_objects".into()); // a scrape-time collector
+        registered.sort();
+        let mut documented: Vec<String> = CATALOGUE
+            .iter()
+            .map(|d| {
+                if d.kind == "counter" {
+                    format!("{}_total", d.name)
+                } else {
+                    d.name.to_string()
+                }
+            })
+            .collect();
+        documented.sort();
+        assert_eq!(registered, documented);
+        for line in text.lines().filter(|l| l.starts_with("# HELP ")) {
+            assert!(!line.ends_with(".."), "{line}");
+        }
+    }
+
+    #[test]
+    fn docs_list_the_exporters_own_metrics() {
+        crate::doc_blocks::check("docs/metrics.md", "telemetry", &markdown_catalogue());
+    }
+}
