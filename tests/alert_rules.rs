@@ -436,7 +436,7 @@ fn every_alert_keeps_firing_through_a_missed_scrape() {
 #[test]
 fn every_runbook_says_when_its_alert_fires_as_the_rule_does() {
     use kube_lifecycle_exporter::diagnosis::Cause;
-    use kube_lifecycle_exporter::output::metrics::FAMILIES;
+    use kube_lifecycle_exporter::output::metrics::family_anomalies;
 
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let mut problems = Vec::new();
@@ -468,10 +468,10 @@ fn every_runbook_says_when_its_alert_fires_as_the_rule_does() {
         }
         // The causes the rule selects, from its cause matchers and the vocabulary of
         // the family it reads.
-        let Some(family) = FAMILIES.iter().find(|f| expr.contains(f.name)) else {
+        let Some((_, anomaly)) = family_anomalies().find(|(name, _)| expr.contains(name)) else {
             continue;
         };
-        let vocabulary: Vec<&str> = Cause::vocabulary(family.anomaly)
+        let vocabulary: Vec<&str> = Cause::vocabulary(anomaly)
             .into_iter()
             .map(|(v, _)| v)
             .collect();

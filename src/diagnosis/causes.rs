@@ -276,7 +276,7 @@ impl Cause {
     }
 
     /// Every cause label an anomaly can carry, with its description.
-    pub(crate) fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
+    pub fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
         fn all<T: Copy>(
             values: &[T],
             f: impl Fn(T) -> (&'static str, &'static str),

@@ -86,6 +86,12 @@ pub(super) struct Family {
     pub example: &'static str,
 }
 
+/// Each per-object family's name and the anomaly that feeds it: what the rule
+/// pack's tests need to know which causes an alert expression selects.
+pub fn family_anomalies() -> impl Iterator<Item = (&'static str, Anomaly)> {
+    FAMILIES.iter().map(|f| (f.name, f.anomaly))
+}
+
 impl Family {
     /// Every label key of a series, in order.
     pub(super) fn label_names(&self) -> impl Iterator<Item = &'static str> {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use prometheus_client::registry::Registry;
 
-pub use findings::render;
+pub use findings::{family_anomalies, render};
 pub(crate) use findings::{FindingsCollector, FindingsSource};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
