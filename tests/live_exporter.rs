@@ -605,6 +605,38 @@ async fn from_file_serves_the_same_findings_as_diagnose() {
     assert!(index.contains("KubeLifecycleNodeLost"));
     assert_eq!(exporter.get("/runbooks/no-such-alert").await.0, 404);
 
+    // The dashboards' links: a finding's anomaly and cause lead to its alert's
+    // runbook (the client follows the redirect), and the page and /findings take
+    // the same filters.
+    let (status, runbook) = exporter
+        .get("/runbooks/for/pod_terminating/containers_running")
+        .await;
+    assert_eq!(status, 200);
+    assert!(runbook.contains("KubeLifecyclePodTerminatingContainersRunning"));
+    let (status, runbook) = exporter
+        .get("/runbooks/for/pod_pending/not_scheduled")
+        .await;
+    assert_eq!(status, 200);
+    assert!(runbook.contains("KubeLifecycleSchedulerNotScheduling"));
+    assert_eq!(
+        exporter.get("/runbooks/for/pod_pending/finalizers").await.0,
+        404
+    );
+    let (_, filtered) = exporter.get("/?anomaly=pod_terminating").await;
+    assert!(filtered.contains("<h3 id=\"pod_terminating\">"));
+    assert!(!filtered.contains("<h3 id=\"pod_pending\">"));
+    assert!(filtered.contains("anomaly=pod_terminating"));
+    let (_, json) = exporter
+        .get("/findings?anomaly=pod_pending&namespace=default")
+        .await;
+    let json: Vec<Value> = serde_json::from_str(&json).unwrap();
+    assert!(!json.is_empty());
+    assert!(
+        json.iter()
+            .all(|f| f["anomaly"] == "pod_pending" && f["namespace"] == "default"),
+        "{json:#?}"
+    );
+
     let (_, classic) = exporter.get_with("/metrics", Some("*/*")).await;
     assert!(!classic.contains("# EOF"));
     assert!(

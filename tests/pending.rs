@@ -147,6 +147,49 @@ fn no_scheduler_acting_is_not_scheduled_after_a_while() {
     assert!(diagnose_at(&[pod], "2024-06-01T11:02:00Z").is_empty());
 }
 
+/// A schedulerName nothing serves (a typo, a scheduler not installed) is one pod
+/// spec's mistake, not a scheduler down: default-scheduler and any scheduler a
+/// bound pod names are served.
+#[test]
+fn a_scheduler_nothing_serves_is_unknown_scheduler() {
+    let pending = |name: &str, scheduler: &str| {
+        let mut pod = unscheduled(name, "");
+        pod["status"] = json!({"phase": "Pending"});
+        if !scheduler.is_empty() {
+            pod["spec"]["schedulerName"] = json!(scheduler);
+        }
+        pod
+    };
+    let mut bound_by_volcano = running_pod("batch", "trainer-0", "n1", None);
+    bound_by_volcano["spec"]["schedulerName"] = json!("volcano");
+    let findings = diagnose(&[
+        ready_node("n1"),
+        bound_by_volcano,
+        pending("typo", "defualt-scheduler"),
+        pending("volcano-job", "volcano"),
+        pending("default", "default-scheduler"),
+        pending("unset", ""),
+    ]);
+    let cause = |name: &str| only(&findings, name).cause.to_string();
+    assert_eq!(cause("typo"), "unknown_scheduler");
+    assert!(
+        only(&findings, "typo")
+            .message
+            .contains("\"defualt-scheduler\""),
+        "{}",
+        only(&findings, "typo").message
+    );
+    assert_eq!(cause("volcano-job"), "not_scheduled");
+    assert_eq!(cause("default"), "not_scheduled");
+    assert_eq!(cause("unset"), "not_scheduled");
+    // Without a pod bound by volcano, nothing in the cluster serves it.
+    let alone = diagnose(&[ready_node("n1"), pending("volcano-job", "volcano")]);
+    assert_eq!(
+        only(&alone, "volcano-job").cause.to_string(),
+        "unknown_scheduler"
+    );
+}
+
 #[test]
 fn scheduling_gates_are_reported_as_informational() {
     let mut pod = unscheduled("gated", "");

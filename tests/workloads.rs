@@ -53,6 +53,8 @@ fn recreate_blocked_by_a_pod_on_a_powered_off_node() {
     assert_eq!(f.anomaly().as_str(), "recreate_blocked");
     assert_eq!(f.cause.to_string(), "node_not_ready");
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T10:10:00Z");
+    // The blocking pod's node, so that the lost node's alert can inhibit this one.
+    assert_eq!(f.node.as_deref(), Some("n-off"));
     assert_eq!(
         f.detail,
         Detail::Blocked {
@@ -214,6 +216,7 @@ fn a_statefulset_ordinal_stuck_terminating_blocks_the_set() {
     let f = only(&findings, "zookeeper");
     assert_eq!(f.anomaly().as_str(), "statefulset_blocked");
     assert_eq!(f.cause.to_string(), "containers_running");
+    assert_eq!(f.node.as_deref(), Some("n1"));
     assert_eq!(
         f.detail,
         Detail::Blocked {

@@ -125,7 +125,7 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// Why a pod is Pending (anomaly `pod_pending`). All but the last two are
+    /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
     /// scheduler reasons, parsed from the PodScheduled condition with the number
     /// of nodes each excluded; the finding's cause is the reason with most nodes.
     pub enum PendingCause {
@@ -147,7 +147,8 @@ vocabulary! {
         TopologySpread = "topology_spread": "The node did not satisfy the pod's topology spread constraints.",
         TooManyVolumes = "too_many_volumes": "The node exceeds its maximum attachable volume count.",
         Other = "other": "A scheduler reason not in this list (the message is kept).",
-        NotScheduled = "not_scheduled": "No PodScheduled condition and no node long after creation: no scheduler is working on the pod (down, or a schedulerName nobody serves).",
+        NotScheduled = "not_scheduled": "No PodScheduled condition and no node long after creation, though the pod names a scheduler the cluster uses (default-scheduler, or one that bound other pods): that scheduler is not working.",
+        UnknownScheduler = "unknown_scheduler": "No PodScheduled condition and no node long after creation, and spec.schedulerName names a scheduler nothing in the cluster serves (not default-scheduler, no pod bound by it): a typo, or a scheduler not installed.",
         SchedulingGated = "scheduling_gated": "Held by spec.schedulingGates on purpose; informational, not alerted on.",
     }
 }
@@ -275,6 +276,52 @@ impl Cause {
         }
     }
 
+    /// The cause with these label values (`anomaly`, `cause`), if the vocabulary has it.
+    pub fn from_labels(anomaly: &str, cause: &str) -> Option<Cause> {
+        let anomaly = *Anomaly::ALL.iter().find(|a| a.as_str() == anomaly)?;
+        fn find<T: Copy>(all: &[T], label: impl Fn(T) -> &'static str, value: &str) -> Option<T> {
+            all.iter().copied().find(|c| label(*c) == value)
+        }
+        Some(match anomaly {
+            Anomaly::PodTerminating => Cause::PodTerminating(find(
+                TerminatingCause::ALL,
+                TerminatingCause::as_str,
+                cause,
+            )?),
+            Anomaly::RecreateBlocked => {
+                Cause::RecreateBlocked(find(BlockingCause::ALL, BlockingCause::as_str, cause)?)
+            }
+            Anomaly::StatefulSetBlocked => {
+                Cause::StatefulSetBlocked(find(BlockingCause::ALL, BlockingCause::as_str, cause)?)
+            }
+            Anomaly::NamespaceTerminating => Cause::NamespaceTerminating(find(
+                NamespaceCause::ALL,
+                NamespaceCause::as_str,
+                cause,
+            )?),
+            Anomaly::PodPending => {
+                Cause::PodPending(find(PendingCause::ALL, PendingCause::as_str, cause)?)
+            }
+            Anomaly::ContainerCreating => {
+                Cause::ContainerCreating(find(CreatingCause::ALL, CreatingCause::as_str, cause)?)
+            }
+            Anomaly::ImagePull => {
+                Cause::ImagePull(find(ImagePullCause::ALL, ImagePullCause::as_str, cause)?)
+            }
+            Anomaly::CrashLoop => {
+                Cause::CrashLoop(find(CrashLoopCause::ALL, CrashLoopCause::as_str, cause)?)
+            }
+            Anomaly::ContainerConfig => {
+                Cause::ContainerConfig(find(ConfigCause::ALL, ConfigCause::as_str, cause)?)
+            }
+            Anomaly::DaemonSetUnscheduled => Cause::DaemonSetUnscheduled(find(
+                DaemonSetCause::ALL,
+                DaemonSetCause::as_str,
+                cause,
+            )?),
+        })
+    }
+
     /// Every cause label an anomaly can carry, with its description.
     pub fn vocabulary(anomaly: Anomaly) -> Vec<(&'static str, &'static str)> {
         fn all<T: Copy>(
@@ -353,6 +400,19 @@ mod tests {
                 assert!(seen.insert(*value), "duplicate {value} in {anomaly}");
             }
         }
+    }
+
+    /// Every cause is found again from its label values, and nothing else is.
+    #[test]
+    fn causes_are_found_from_their_labels() {
+        for anomaly in Anomaly::ALL {
+            for (value, _) in Cause::vocabulary(*anomaly) {
+                let cause = Cause::from_labels(anomaly.as_str(), value).unwrap();
+                assert_eq!((cause.anomaly(), cause.as_str()), (*anomaly, value));
+            }
+        }
+        assert_eq!(Cause::from_labels("pod_terminating", "oom_killed"), None);
+        assert_eq!(Cause::from_labels("nope", "unknown"), None);
     }
 
     /// docs/causes.md carries the vocabulary tables exactly as the code defines them.

@@ -152,7 +152,7 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
     terminating::diagnose(cluster, &unsettled, now, &mut findings);
     workloads::diagnose(cluster, &unsettled, now, &mut findings);
     namespaces::diagnose(cluster, &mut findings);
-    pending::diagnose(&unsettled, now, settings, &mut findings);
+    pending::diagnose(cluster, &unsettled, now, settings, &mut findings);
     containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings

@@ -1,16 +1,28 @@
 //! Why a pod is not bound to a node. The scheduler writes its reasons into the
 //! PodScheduled condition (`0/5 nodes are available: 3 Insufficient cpu, ...`);
 //! the reason that excluded the most nodes is the cause. A pod that no scheduler
-//! ever touched has no PodScheduled condition at all.
+//! ever touched has no PodScheduled condition at all: either the scheduler it
+//! names is not working (`not_scheduled`), or it names one that nothing in the
+//! cluster serves (`unknown_scheduler`, a typo).
 
 use crate::model::age;
-use crate::model::{ConditionStatus, Kind, Pod, PodPhase, Time};
+use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
 
 use super::classify;
 use super::{Cause, Detail, Finding, PendingCause, Settings, namespace_of};
 
+/// The API server's default `spec.schedulerName`.
+const DEFAULT_SCHEDULER: &str = "default-scheduler";
+
 /// `unsettled`: the cluster's unsettled pods, where every unbound pod is.
-pub(super) fn diagnose(unsettled: &[&Pod], now: Time, settings: &Settings, out: &mut Vec<Finding>) {
+pub(super) fn diagnose(
+    cluster: &Cluster,
+    unsettled: &[&Pod],
+    now: Time,
+    settings: &Settings,
+    out: &mut Vec<Finding>,
+) {
+    let mut schedulers = KnownSchedulers::new(cluster);
     out.extend(
         unsettled
             .iter()
@@ -19,11 +31,49 @@ pub(super) fn diagnose(unsettled: &[&Pod], now: Time, settings: &Settings, out: 
                     && p.spec.node_name.is_empty()
                     && !p.is_terminating()
             })
-            .filter_map(|p| judge(p, now, settings)),
+            .filter_map(|p| judge(p, now, settings, &mut schedulers)),
     );
 }
 
-fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
+/// The schedulers the cluster uses: `default-scheduler`, and every scheduler
+/// name a bound pod carries. Read from the pods only when a pod names another
+/// scheduler and waits for it (rare), then kept for the rest of the diagnosis.
+struct KnownSchedulers<'a> {
+    cluster: &'a Cluster,
+    names: Option<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> KnownSchedulers<'a> {
+    fn new(cluster: &'a Cluster) -> Self {
+        KnownSchedulers {
+            cluster,
+            names: None,
+        }
+    }
+
+    fn serves(&mut self, scheduler: &str) -> bool {
+        if scheduler.is_empty() || scheduler == DEFAULT_SCHEDULER {
+            return true;
+        }
+        let cluster = self.cluster;
+        self.names
+            .get_or_insert_with(|| {
+                cluster
+                    .pods()
+                    .filter(|p| !p.spec.node_name.is_empty())
+                    .map(|p| p.spec.scheduler_name.as_str())
+                    .collect()
+            })
+            .contains(scheduler)
+    }
+}
+
+fn judge(
+    pod: &Pod,
+    now: Time,
+    settings: &Settings,
+    schedulers: &mut KnownSchedulers<'_>,
+) -> Option<Finding> {
     let created = pod.metadata.creation_timestamp;
     let finding = |cause, since, message: String, detail| Finding {
         kind: Kind::Pod,
@@ -76,12 +126,27 @@ fn judge(pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
         None => {
             let created = created?;
             let age = now.duration_since(created);
-            (age >= settings.unscheduled_after).then(|| {
+            if age < settings.unscheduled_after {
+                return None;
+            }
+            let scheduler = pod.spec.scheduler_name.as_str();
+            Some(if schedulers.serves(scheduler) {
                 finding(
                     PendingCause::NotScheduled,
                     Some(created),
                     format!(
                         "no scheduler has set PodScheduled {} after creation",
+                        age::short(age)
+                    ),
+                    Detail::None,
+                )
+            } else {
+                finding(
+                    PendingCause::UnknownScheduler,
+                    Some(created),
+                    format!(
+                        "spec.schedulerName {scheduler:?} is served by no scheduler in the cluster \
+                         (not default-scheduler, and no pod was bound by it): not scheduled {} after creation",
                         age::short(age)
                     ),
                     Detail::None,

@@ -126,6 +126,7 @@ impl Runbook {
                 | NamespaceCause::Unknown => Runbook::NamespaceTerminatingContent,
             },
             Cause::PodPending(PendingCause::NotScheduled) => Runbook::SchedulerNotScheduling,
+            Cause::PodPending(PendingCause::UnknownScheduler) => Runbook::PodSchedulerUnknown,
             Cause::PodPending(_) => Runbook::PodUnschedulable,
             Cause::ContainerCreating(_) => Runbook::PodContainerCreatingStuck,
             Cause::ImagePull(c) => match c {

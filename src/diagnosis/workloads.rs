@@ -17,7 +17,9 @@ use crate::model::{
 use super::classify;
 use super::placement::daemon_pod_fits;
 use super::terminating::{judge, node_lost};
-use super::{BlockingCause, Cause, DaemonSetCause, Detail, Finding, PendingCause, namespace_of};
+use super::{
+    BlockingCause, Cause, DaemonSetCause, Detail, Finding, PendingCause, namespace_of, node_of,
+};
 
 /// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
 pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
@@ -96,7 +98,9 @@ fn blocked_finding(
         namespace: namespace_of(namespace),
         name: name.to_string(),
         container: None,
-        node: None,
+        // The reported pod's node: a lost node's alert then explains (and
+        // inhibits) the workload's.
+        node: node_of(&oldest.spec.node_name),
         cause: make_cause(cause),
         since,
         message: format!(

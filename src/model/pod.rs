@@ -23,6 +23,9 @@ pub struct Pod {
 pub struct PodSpec {
     /// Interned: a node's pods share its name.
     pub node_name: Name,
+    /// `spec.schedulerName`, interned (a cluster has a handful); empty when the
+    /// object does not say, which the API server defaults to `default-scheduler`.
+    pub scheduler_name: Name,
     pub host_network: bool,
     pub scheduling_gates: List<SchedulingGate>,
     /// What the containers and init containers claim on the node, sorted, no duplicates.

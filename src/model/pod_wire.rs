@@ -106,6 +106,8 @@ impl<'de> Deserialize<'de> for Pod {
 struct PodSpecWire<'a> {
     #[serde(default, deserialize_with = "interned")]
     node_name: Name,
+    #[serde(default, deserialize_with = "interned")]
+    scheduler_name: Name,
     #[serde(default, deserialize_with = "nullable")]
     host_network: bool,
     #[serde(default, deserialize_with = "compact")]
@@ -128,6 +130,7 @@ impl<'de> Deserialize<'de> for PodSpec {
         ports.dedup();
         Ok(PodSpec {
             node_name: wire.node_name,
+            scheduler_name: wire.scheduler_name,
             host_network: wire.host_network,
             scheduling_gates: wire.scheduling_gates,
             host_ports: ports.into_boxed_slice(),

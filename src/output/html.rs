@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use super::RunbookLinks;
+use super::{FindingFilter, RunbookLinks};
 use crate::diagnosis::{Anomaly, Finding, Runbook};
 use crate::model::Kind;
 use crate::model::age;
@@ -33,6 +33,8 @@ pub(crate) struct Page<'a> {
     pub counts: &'a [(Kind, usize)],
     pub errors: &'a [(Kind, Option<String>, String)],
     pub source: &'a str,
+    /// The filter `findings` was chosen with (from the page's query).
+    pub filter: &'a FindingFilter,
 }
 
 /// The landing page.
@@ -90,8 +92,19 @@ pub(crate) fn landing(page: &Page) -> String {
     }
 
     html.push_str(&format!("<h2>Findings ({})</h2>\n", page.findings.len()));
+    if !page.filter.is_empty() {
+        html.push_str(&format!(
+            "<p>Only the findings with {} are shown. <a href=\"/\">All findings</a></p>\n",
+            escape(&page.filter.describe())
+        ));
+    }
     if page.findings.is_empty() {
-        html.push_str("<p class=\"ok\">Nothing is stuck.</p>\n");
+        let none = if page.filter.is_empty() {
+            "Nothing is stuck."
+        } else {
+            "No finding matches."
+        };
+        html.push_str(&format!("<p class=\"ok\">{none}</p>\n"));
     }
     for anomaly in Anomaly::ALL {
         let group: Vec<&Finding> = page

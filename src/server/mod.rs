@@ -12,14 +12,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use jiff::Timestamp;
 use prometheus_client::registry::Registry;
 
-use crate::output::{RunbookLinks, html, json, metrics};
+use crate::output::{FindingFilter, RunbookLinks, html, json, metrics};
 use crate::source::watch::LiveState;
 
 use exposition::Format;
@@ -54,6 +54,7 @@ impl App {
             .route("/readyz", get(readyz))
             .route("/runbooks", get(runbooks::index))
             .route("/runbooks/{slug}", get(runbooks::show))
+            .route("/runbooks/for/{anomaly}/{cause}", get(runbooks::for_cause))
             .with_state(self)
     }
 }
@@ -88,11 +89,12 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     }
 }
 
-async fn findings(State(app): State<Arc<App>>) -> Response {
+async fn findings(State(app): State<Arc<App>>, Query(filter): Query<FindingFilter>) -> Response {
     let live = app.live.clone();
-    let list = tokio::task::spawn_blocking(move || live.findings(Timestamp::now()))
+    let mut list = tokio::task::spawn_blocking(move || live.findings(Timestamp::now()))
         .await
         .unwrap_or_default();
+    list.retain(|f| filter.matches(f));
     (
         [(header::CONTENT_TYPE, "application/json")],
         json::render(&list, &app.links),
@@ -131,12 +133,16 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     }
 }
 
-async fn landing_page(State(app): State<Arc<App>>) -> Html<String> {
+async fn landing_page(
+    State(app): State<Arc<App>>,
+    Query(filter): Query<FindingFilter>,
+) -> Html<String> {
     let live = app.live.clone();
     let now = Timestamp::now();
-    let findings = tokio::task::spawn_blocking(move || live.findings(now))
+    let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();
+    findings.retain(|f| filter.matches(f));
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
@@ -148,5 +154,6 @@ async fn landing_page(State(app): State<Arc<App>>) -> Html<String> {
         counts: &counts,
         errors: &errors,
         source: &app.source,
+        filter: &filter,
     }))
 }

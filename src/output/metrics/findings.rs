@@ -116,9 +116,10 @@ fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {
 /// `[cause]` → the number of pods blocking the workload.
 fn blocking_pods(f: &Finding) -> Vec<Sample> {
     match f.detail {
-        Detail::Blocked { blocking_pods, .. } => {
-            one(vec![f.cause.to_string()], blocking_pods as f64)
-        }
+        Detail::Blocked { blocking_pods, .. } => one(
+            vec![text(&f.node), f.cause.to_string()],
+            blocking_pods as f64,
+        ),
         _ => vec![],
     }
 }
@@ -157,42 +158,42 @@ pub(super) const FAMILIES: &[Family] = &[
     },
     Family {
         name: "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
-        help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's cause.",
+        help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's node and cause.",
         identity: Identity::Deployment,
-        labels: &["cause"],
+        labels: &["node", "cause"],
         anomaly: Anomaly::RecreateBlocked,
-        samples: |f| since(f, vec![f.cause.to_string()]),
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_deployment_recreate_blocking_pods",
-        help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods.",
+        help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods, by the oldest one's node and cause.",
         identity: Identity::Deployment,
-        labels: &["cause"],
+        labels: &["node", "cause"],
         anomaly: Anomaly::RecreateBlocked,
         samples: blocking_pods,
         example: r#"kube_lifecycle_deployment_recreate_blocking_pods{cause!="graceful"} > 0"#,
     },
     Family {
         name: "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
-        help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod's cause.",
+        help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod, its node and its cause.",
         identity: Identity::StatefulSet,
-        labels: &["pod", "cause"],
+        labels: &["pod", "node", "cause"],
         anomaly: Anomaly::StatefulSetBlocked,
         samples: |f| {
             let pod = match &f.detail {
                 Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
                 _ => String::new(),
             };
-            since(f, vec![pod, f.cause.to_string()])
+            since(f, vec![pod, text(&f.node), f.cause.to_string()])
         },
         example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_statefulset_blocking_pods",
-        help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone.",
+        help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone, by the oldest one's node and cause.",
         identity: Identity::StatefulSet,
-        labels: &["cause"],
+        labels: &["node", "cause"],
         anomaly: Anomaly::StatefulSetBlocked,
         samples: blocking_pods,
         example: "sum by (namespace, statefulset) (kube_lifecycle_statefulset_blocking_pods)",

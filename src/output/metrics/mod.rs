@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use prometheus_client::registry::Registry;
 
-pub use findings::{family_anomalies, render};
 pub(crate) use findings::{FindingsCollector, FindingsSource};
+pub use findings::{family_anomalies, render};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
 /// Registers every family a live exporter serves, in the order they are
