@@ -330,13 +330,12 @@ fn image_pull_messages() {
             "pulling image failed: rpc error: code = Unknown desc = pinging docker registry returned: Get http://registry-1.docker.io/v2/: dial tcp 34.199.40.84:80: i/o timeout",
             Some(Timeout),
         ),
-        // Not classified on purpose: "context canceled" is what the kubelet's
-        // own cancellation looks like (pod deleted, image-pull-progress-deadline,
-        // kubelet restart), not necessarily a slow registry.
+        // A pull cancelled, by the kubelet's image-pull-progress-deadline or the
+        // runtime's own, is a timeout: nothing arrived in time.
         (
             "https://github.com/kubernetes/test-infra/issues/15102",
             r#"Failed to pull image "gcr.io/istio-testing/prowbazel:0.5.14": rpc error: code = Unknown desc = context canceled"#,
-            None,
+            Some(Timeout),
         ),
         // --- dns ---
         // docker
@@ -902,12 +901,12 @@ fn container_config_messages() {
             r#"Error: failed to start container "cis": Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error mounting "/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-814acc27c63a/cis/18" to rootfs at "/opt/test/test2022/rootInfo": mount src=/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-81"#,
             Some(MountFailed),
         ),
-        // Not classified: a subPath whose hostPath directory is missing. The
-        // message is a bare stat error with nothing saying "mount" or "subPath".
+        // a subPath whose hostPath directory is missing: the kubelet's bare
+        // stat error on the volume's path (not under runc's `exec:`)
         (
             "https://github.com/k3d-io/k3d/issues/765",
             "Error: stat /data/app: no such file or directory",
-            None,
+            Some(MountFailed),
         ),
         // --- name_conflict ---
         // docker (kubelet log)
