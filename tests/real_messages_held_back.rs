@@ -1,8 +1,10 @@
 //! A held-back set: real messages collected after the classifiers were
 //! written and labelled before they were first run. The first run named the
 //! right cause for 22 of 24 (the misses: `NodeUnderMemoryPressure`, a 1.7-1.9
-//! predicate failure name the table lacks, and containerd's own snapshot
-//! mount read as a volume mount). The test prints the accuracy per family with
+//! predicate failure name the table lacked, and containerd's own snapshot
+//! mount read as a volume mount). The failure names were then added from the
+//! scheduler's list of them, so the set is no longer blind to that one row;
+//! nothing else was tuned on it. The test prints the accuracy per family with
 //! the misses and holds the total at what it is now, so a change that loses
 //! ground shows here. Quoting rules as in `tests/real_messages.rs`.
 
@@ -251,5 +253,5 @@ fn held_back_messages() {
         }
     }
     println!("held back: {right}/{total}\n{report}");
-    assert!(right >= 22, "held back: {right}/{total}\n{report}");
+    assert!(right >= 23, "held back: {right}/{total}\n{report}");
 }

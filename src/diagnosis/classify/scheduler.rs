@@ -24,8 +24,9 @@ use crate::diagnosis::PendingCause;
 
 use PendingCause::*;
 
-/// Predicate (before 1.13) and plugin names, lower-cased, with the cause the
-/// same check has in a newer scheduler's words.
+/// Predicate names (before 1.13), the failure names 1.7-1.9 printed for some
+/// of them (`NodeUnderMemoryPressure (1)`), and plugin names, lower-cased,
+/// with the cause the same check has in a newer scheduler's words.
 const PREDICATES: &[(&str, PendingCause)] = &[
     // resources
     ("podfitsresources", InsufficientOther),
@@ -50,7 +51,9 @@ const PREDICATES: &[(&str, PendingCause)] = &[
     ("interpodaffinity", PodAffinity),
     ("checkserviceaffinity", PodAffinity),
     ("serviceaffinity", PodAffinity),
+    ("podaffinityrulesnotmatch", PodAffinity),
     ("existingpodsantiaffinityrulesnotmatch", PodAntiAffinity),
+    ("podantiaffinityrulesnotmatch", PodAntiAffinity),
     ("evenpodsspread", TopologySpread),
     ("podtopologyspread", TopologySpread),
     // taints and the node's state
@@ -65,18 +68,26 @@ const PREDICATES: &[(&str, PendingCause)] = &[
     ("checknodepidpressure", NodeNotReady),
     ("nodeoutofdisk", NodeNotReady),
     ("nodenotready", NodeNotReady),
+    ("nodeundermemorypressure", NodeNotReady),
+    ("nodeunderdiskpressure", NodeNotReady),
+    ("nodeunderpidpressure", NodeNotReady),
+    ("nodenetworkunavailable", NodeNotReady),
+    ("nodeunknowncondition", NodeNotReady),
     // volumes
     ("novolumezoneconflict", VolumeZone),
     ("volumezone", VolumeZone),
     ("novolumenodeconflict", VolumeZone),
+    ("volumenodeaffinityconflict", VolumeZone),
     ("checkvolumebinding", VolumeBinding),
     ("volumebinding", VolumeBinding),
+    ("volumebindingnomatch", VolumeBinding),
     ("maxebsvolumecount", TooManyVolumes),
     ("maxgcepdvolumecount", TooManyVolumes),
     ("maxazurediskvolumecount", TooManyVolumes),
     ("maxcindervolumecount", TooManyVolumes),
     ("maxcsivolumecountpred", TooManyVolumes),
     ("maxcsivolumecount", TooManyVolumes),
+    ("maxvolumecount", TooManyVolumes),
     ("nodevolumelimits", TooManyVolumes),
     // "node(s) had no available disk" in newer words: no cause of its own here
     ("nodiskconflict", Other),
