@@ -62,6 +62,10 @@ const SANDBOX: &[Rule<CreatingCause>] = &[
             "pause:",
             "pod-infrastructure",
             "infra container image",
+            // CRI-O pulling its pause image: containers/image's wrappers
+            "initializing source",
+            "pinging container registry",
+            "pinging docker registry",
         ],
     ),
     (

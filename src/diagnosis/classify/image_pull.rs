@@ -70,8 +70,8 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
             "host is unreachable",
             "connection reset",
             "broken pipe",
-            "502 bad gateway",
-            "503 service unavailable",
+            "bad gateway",
+            "service unavailable",
         ],
     },
     // Cancelled pulls are timeouts: the kubelet's image-pull-progress-deadline,
@@ -86,7 +86,7 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
             "deadline exceeded",
             "timeout exceeded",
             "timeout awaiting",
-            "504 gateway timeout",
+            "gateway timeout",
             "context canceled",
             "request canceled",
             "operation was canceled",
@@ -124,6 +124,7 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
             "status 429",
             "status: 429",
             "status code 429",
+            "http 429",
         ],
     },
     // Docker Hub answers a missing repository and a private one pulled without
@@ -145,6 +146,7 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
             "status: 404",
             "status 404",
             "status code 404",
+            "http 404",
         ],
     },
     Signal {
@@ -165,6 +167,8 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
             "status: 403",
             "status 403",
             "status code 403",
+            "http 401",
+            "http 403",
         ],
     },
     // --- The content store: what arrived is not what was promised. ---
@@ -315,6 +319,26 @@ mod tests {
                 r#"rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused""#
             ),
             None
+        );
+    }
+
+    #[test]
+    fn http_statuses_however_written() {
+        assert_eq!(
+            image_pull(
+                "Error response from daemon: error parsing HTTP 403 response body: unexpected end of JSON input"
+            ),
+            Some(Unauthorized)
+        );
+        assert_eq!(
+            image_pull("Get https://r/v2/: Service Unavailable"),
+            Some(ConnectionRefused)
+        );
+        assert_eq!(
+            image_pull(
+                "unexpected status from HEAD request to https://r/v2/x/manifests/1: 504 Gateway Timeout"
+            ),
+            Some(Timeout)
         );
     }
 
