@@ -117,6 +117,19 @@ fn text() -> impl Strategy<Value = String> {
         "failed to get sandbox image \"k8s.gcr.io/pause:3.2\"",
         "device or resource busy",
         "context deadline exceeded",
+        "pod (p) failed to fit in any node\nfit failure summary on nodes : ",
+        "fit failure on node (",
+        "): ",
+        "Failed for reason ",
+        " (",
+        ")",
+        "rpc error: code = ",
+        "NotFound",
+        "dial tcp: lookup ",
+        "tls: ",
+        ": not found",
+        "OOMKilled",
+        "stat /",
         "\"",
         "\\",
         "\n",
@@ -516,12 +529,13 @@ proptest! {
     }
 
     #[test]
-    fn every_classifier_takes_any_message(reason in text(), message in text()) {
+    fn every_classifier_takes_any_message(reason in text(), message in text(), exit_code in any::<i32>()) {
         let (_, peak) = peak_of(|| {
             let _ = classify::image_pull(&message);
             let _ = classify::is_pull_failure_event(&reason, &message);
             let _ = classify::creating_event(&reason, &message);
             let _ = classify::container_config(&message);
+            let _ = classify::last_termination(&reason, exit_code, &message);
             let _ = classify::termination_event(&reason, &message);
             let _ = classify::scheduler_reasons(&message);
             let _ = classify::remaining_resources(&message);

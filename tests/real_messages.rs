@@ -11,11 +11,11 @@
 use std::collections::BTreeMap;
 
 use kube_lifecycle_exporter::diagnosis::classify::{
-    TerminationEvent, container_config, creating_event, image_pull, remaining_finalizers,
-    remaining_resources, scheduler_reasons, termination_event,
+    TerminationEvent, container_config, creating_event, image_pull, last_termination,
+    remaining_finalizers, remaining_resources, scheduler_reasons, termination_event,
 };
 use kube_lifecycle_exporter::diagnosis::{
-    ConfigCause, CreatingCause, ImagePullCause, PendingCause,
+    ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause, PendingCause,
 };
 
 /// Runs `classify` over `(source, message, expected)` rows and reports every
@@ -330,13 +330,12 @@ fn image_pull_messages() {
             "pulling image failed: rpc error: code = Unknown desc = pinging docker registry returned: Get http://registry-1.docker.io/v2/: dial tcp 34.199.40.84:80: i/o timeout",
             Some(Timeout),
         ),
-        // Not classified on purpose: "context canceled" is what the kubelet's
-        // own cancellation looks like (pod deleted, image-pull-progress-deadline,
-        // kubelet restart), not necessarily a slow registry.
+        // A pull cancelled, by the kubelet's image-pull-progress-deadline or the
+        // runtime's own, is a timeout: nothing arrived in time.
         (
             "https://github.com/kubernetes/test-infra/issues/15102",
             r#"Failed to pull image "gcr.io/istio-testing/prowbazel:0.5.14": rpc error: code = Unknown desc = context canceled"#,
-            None,
+            Some(Timeout),
         ),
         // --- dns ---
         // docker
@@ -902,12 +901,12 @@ fn container_config_messages() {
             r#"Error: failed to start container "cis": Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error mounting "/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-814acc27c63a/cis/18" to rootfs at "/opt/test/test2022/rootInfo": mount src=/var/lib/kubelet/pods/238fc24f-176b-4143-9b15-672ad06c27b4/volume-subpaths/pvc-135d5675-1e29-4db2-9b89-81"#,
             Some(MountFailed),
         ),
-        // Not classified: a subPath whose hostPath directory is missing. The
-        // message is a bare stat error with nothing saying "mount" or "subPath".
+        // a subPath whose hostPath directory is missing: the kubelet's bare
+        // stat error on the volume's path (not under runc's `exec:`)
         (
             "https://github.com/k3d-io/k3d/issues/765",
             "Error: stat /data/app: no such file or directory",
-            None,
+            Some(MountFailed),
         ),
         // --- name_conflict ---
         // docker (kubelet log)
@@ -1384,6 +1383,571 @@ fn termination_event_messages() {
     assert!(
         wrong.is_empty(),
         "termination: {} of {} real messages misclassified:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// More wordings of the same causes, collected for issue 18 (classify by the
+// structure of the message, not by sample phrases): other runtimes, other
+// versions, other registries. Same rules as above.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn image_pull_wordings_across_runtimes() {
+    use ImagePullCause::*;
+    let rows: &[(&str, &str, Option<ImagePullCause>)] = &[
+        // --- timeout: pulls the runtime or the kubelet cancelled ---
+        // containerd's own log when its progress deadline
+        // (image_pull_progress_timeout) cancels the pull, then the CRI error
+        // (the containerd log's error= field, its quotes unescaped once)
+        (
+            "https://github.com/kubernetes/kubernetes/issues/131521",
+            "cancel pulling image private_registery.mydomain/csg/idrac_to_kafka:20250429T0012 because of no progress in 1m0s",
+            Some(Timeout),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/131521",
+            r#"rpc error: code = Canceled desc = failed to pull and unpack image "private_registery.mydomain/csg/idrac_to_kafka:20250429T0012": context canceled"#,
+            Some(Timeout),
+        ),
+        // containerd, the kubelet's event
+        (
+            "https://github.com/spegel-org/spegel/issues/413",
+            r#"Failed to pull image "xxx:1.0": rpc error: code = Canceled desc = failed to pull and unpack image "artifact.swf.i.mercedes-benz.com/adasdai-docker/drivesim-ov/nvidia_drivesim:dtp-v1.1.0": context canceled"#,
+            Some(Timeout),
+        ),
+        (
+            "https://github.com/LevelUpEducation/kubernetes-demo/issues/3",
+            r#"Failed to pull image "tomcat:9.0": rpc error: code = Canceled desc = context canceled"#,
+            Some(Timeout),
+        ),
+        // docker (dockershim): the kubelet's image-pull-progress-deadline
+        (
+            "https://github.com/amazon-archives/k8s-cloudwatch-adapter/issues/34",
+            r#"Failed to pull image "chankh/k8s-cloudwatch-adapter:v0.8.0": rpc error: code = Unknown desc = context canceled"#,
+            Some(Timeout),
+        ),
+        // gRPC code 2 (Unknown) of an old kubelet, docker's request cancelled
+        (
+            "https://github.com/kubernetes/kubernetes/issues/58526",
+            r#"Failed to pull image "xyz:5500/my/kibana-openshift:5.6.3": rpc error: code = 2 desc = net/http: request canceled"#,
+            Some(Timeout),
+        ),
+        // the 2016 kubelet's ErrImagePull message (in its FailedSync event)
+        (
+            "https://github.com/kubernetes/kubernetes/issues/25408",
+            "net/http: request canceled",
+            Some(Timeout),
+        ),
+        // CRI-O via crictl
+        (
+            "https://github.com/cri-o/cri-o/issues/8760",
+            "pulling image: rpc error: code = Canceled desc = copying system image from manifest list: copying config: context canceled",
+            Some(Timeout),
+        ),
+        // containerd, TLS handshake timeout while resolving: a timeout, not TLS
+        (
+            "https://github.com/inclavare-containers/inclavare-containers/issues/1293",
+            r#"running container: creating container failed: rpc error: code = Unknown desc = failed to pull and unpack image \"docker.io/inclavarecontainers/occlum-hello-world:scratch\": failed to resolve reference \"docker.io/inclavarecontainers/occlum-hello-world:scratch\": failed to do request: Head \"https://registry-1.docker.io/v2/inclavarecontainers/occlum-hello-world/manifests/scratch\": net/http: TLS handshake timeout"#,
+            Some(Timeout),
+        ),
+        // --- platform_mismatch ---
+        // CRI-O (containers/image) wordings, old and new
+        (
+            "https://github.com/cri-o/cri-o/issues/3626",
+            "pulling image failed: rpc error: code = Unknown desc = Error choosing image instance: no image found in manifest list for architecture arm, variant v8, OS linux",
+            Some(PlatformMismatch),
+        ),
+        (
+            "https://github.com/cri-o/cri-o/issues/6457",
+            r#"rpc error: code = Unknown desc = choosing image instance: no image found in manifest list for architecture amd64, variant "", OS linux"#,
+            Some(PlatformMismatch),
+        ),
+        // docker, without the containerd image store
+        (
+            "https://github.com/moby/moby/issues/39600",
+            "no matching manifest for linux/amd64 in the manifest list entries",
+            Some(PlatformMismatch),
+        ),
+        (
+            "https://github.com/docker-library/official-images/issues/3835",
+            "no supported platform found in manifest list",
+            Some(PlatformMismatch),
+        ),
+        // --- corrupt: content-store commits and digests ---
+        (
+            "https://github.com/containerd/containerd/issues/1893",
+            r#"pulling image failed: rpc error: code = Unknown desc = failed to pull and unpack image "xxxxxx": failed commit on ref "layer-sha256:55ae122ef77dfe5b336bcf9d55af5e3ddc515c91e4f5efe51509cb13f983da3b": unexpected commit digest sha256:a8f2c3f33adf8b40a3f21558f2a7e48fa1fefa482729e4e9f8db1dbb5f654e9a, expected sha256:55ae122ef77dfe5b336bcf9d55af5e3ddc515c91e4f5efe51509cb13f983da3b: failed precondition"#,
+            Some(Corrupt),
+        ),
+        // nerdctl (containerd)
+        (
+            "https://github.com/DaoCloud/public-image-mirror/issues/1441",
+            r#"failed commit on ref "layer-sha256:b4e744f5f131fb2db0dd7649806f286ecaa3fcda18dc9a4245d83e902100ccb3": commit failed: unexpected commit digest sha256:5dc2908c530dc73acc888ac402047c4978155775ac28fe041cbcac81080cab26, expected sha256:b4e744f5f131fb2db0dd7649806f286ecaa3fcda18dc9a4245d83e902100ccb3: failed precondition"#,
+            Some(Corrupt),
+        ),
+        (
+            "https://github.com/containerd/containerd/issues/3974",
+            r#"pulling image: rpc error: code = FailedPrecondition desc = failed to pull and unpack image "registry.internal.net/i3-mirror/docker.elastic.co_elasticsearch_elasticsearch-oss:7.3.0": failed commit on ref "layer-sha256:f2fdc4b5a1b48806c1c19ee8afded1708894d461dd4348dfb41836a637a2fb00": "layer-sha256:f2fdc4b5a1b48806c1c19ee8afded1708894d461dd4348dfb41836a637a2fb00" failed size validation: 131237591 != 214923389: failed precondition"#,
+            Some(Corrupt),
+        ),
+        // joined: the poster wrapped the event over lines
+        (
+            "https://github.com/Trow-Registry/trow/issues/210",
+            r#"Failed to pull image "registry.quantumops.rocks/ae-dir/config-initializer:v0.0.1": rpc error: code = FailedPrecondition desc = failed to pull and unpack image "registry.quantumops.rocks/ae-dir/config-initializer:v0.0.1": failed commit on ref "config-sha256:7e439e0045de9f59242e7ee961518169c2209556ce7245d74329926930be3a9a": unexpected commit digest sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, expected sha256:7e439e0045de9f59242e7ee961518169c2209556ce7245d74329926930be3a9a: failed precondition"#,
+            Some(Corrupt),
+        ),
+        // "content digest ...: not found" is the content store, not the registry
+        (
+            "https://github.com/containerd/containerd/issues/3604",
+            r#"Failed to pull image "prom/mysqld-exporter:v0.12.1": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/prom/mysqld-exporter:v0.12.1": failed to unpack image on snapshotter overlayfs: content digest sha256:0c18b88b8db3c193eefeede31a80d5d0c850306076b7166910ed239685dd20b0: not found"#,
+            Some(Corrupt),
+        ),
+        // docker with the containerd image store
+        (
+            "https://github.com/moby/moby/issues/52411",
+            r#"failed to unpack image on snapshotter overlayfs: apply layer error for "docker.io/library/haskell:7": failed to extract layer sha256:4dcab49015d47e8f300ec33400a02cebc7b54cadd09c37e49eccbc655279da90: NotFound: failed to get reader from content store: content digest sha256:51f5c6a04d83efd2d45c5fd59537218924bc46705e3de6ffc8bc07b51481610b: not found"#,
+            Some(Corrupt),
+        ),
+        // a blob cut short by a caching registry
+        (
+            "https://github.com/mcronce/oci-registry/issues/13",
+            r#"Failed to pull image "goharbor/redis-photon:v2.8.3": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/goharbor/redis-photon:v2.8.3": failed to read expected number of bytes: unexpected EOF"#,
+            Some(Corrupt),
+        ),
+        // CRI-O
+        (
+            "https://github.com/mcronce/oci-registry/issues/19",
+            r#"Failed to pull image "docker.io/foo/bar@sha256:f05918ce7a92b84415e1abaa1c6ba0d7212b05adca41360673873bc85be88b91": rpc error: code = Unknown desc = writing blob: storing blob to file "/var/tmp/storage2866776745/3": happened during read: unexpected EOF"#,
+            Some(Corrupt),
+        ),
+        // --- tls: while resolving the reference ---
+        (
+            "https://github.com/STRRL/cloudflare-tunnel-ingress-controller/issues/202",
+            r#"Failed to pull image "cr.strrl.dev/strrl/cloudflare-tunnel-ingress-controller:0.0.18": failed to pull and unpack image "cr.strrl.dev/strrl/cloudflare-tunnel-ingress-controller:0.0.18": failed to resolve reference "cr.strrl.dev/strrl/cloudflare-tunnel-ingress-controller:0.0.18": failed to do request: Head "https://cr.strrl.dev/v2/strrl/cloudflare-tunnel-ingress-controller/manifests/0.0.18": tls: failed to verify certificate: x509: certificate is valid for 3c2fcaccec4b1289b9a0450b1432f3ab.86a03424cf5abd4235921bc09e1244f2.traefik.default, not cr.strrl.dev"#,
+            Some(Tls),
+        ),
+        (
+            "https://github.com/k3s-io/k3s/issues/2149",
+            r#"Failed to pull image "my-registry.in.net:443/my_image": rpc error: code = Unknown desc = failed to pull and unpack image "my-registry.in.net:443/my_image:latest": failed to resolve reference "my-registry.in.net:443/my_image:latest": failed to do request: Head "https://my-registry.in.net/v2/my_image/manifests/latest": x509: certificate relies on legacy Common Name field, use SANs or temporarily enable Common Name matching with GODEBUG=x509ignoreCN=0"#,
+            Some(Tls),
+        ),
+        (
+            "https://github.com/k3s-io/k3s/issues/987",
+            r#"pulling image failed: rpc error: code = Unknown desc = failed to pull and unpack image "docker.xxx.cn:5000/maxfaith/miop_ui:development": failed to resolve reference "docker.xxx.cn:5000/maxfaith/miop_ui:development": failed to do request: Head https://docker.xxx.cn:5000/v2/maxfaith/miop_ui/manifests/development: x509: certificate has expired or is not yet valid"#,
+            Some(Tls),
+        ),
+        // docker with the containerd image store
+        (
+            "https://github.com/konstpic/SharX/issues/108",
+            r#"Error response from daemon: failed to resolve reference "registry.konstpic.ru/sharx/postgres:16-alpine": failed to do request: Head "https://registry.konstpic.ru/v2/sharx/postgres/manifests/16-alpine": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-08-13T05:50:29Z is after 2026-08-13T04:59:29Z"#,
+            Some(Tls),
+        ),
+        // the handshake itself refused: TLS, not a network failure
+        (
+            "https://github.com/docker/for-linux/issues/894",
+            "Error response from daemon: Get https://registry-1.docker.io/v2/: remote error: tls: handshake failure",
+            Some(Tls),
+        ),
+        (
+            "https://github.com/kubernetes/registry.k8s.io/issues/154",
+            "error pulling image configuration: download failed after attempts=6: remote error: tls: handshake failure",
+            Some(Tls),
+        ),
+        (
+            "https://github.com/docker/for-mac/issues/5863",
+            "Error response from daemon: Get https://registry.tools.XXXX.XXX/v2/: tls: first record does not look like a TLS handshake",
+            Some(Tls),
+        ),
+        // --- unauthorized ---
+        // CRI-O against quay.io (which answers so for a private repository)
+        (
+            "https://github.com/stolostron/deploy/issues/2",
+            r#"Failed to pull image "quay.io/open-cluster-management/multicloudhub-operator-bundle@sha256:ba919b34aa7c7c7135f4474791defb6240ff1af2491b876c25ba960af81c5267": rpc error: code = Unknown desc = Error reading manifest sha256:ba919b34aa7c7c7135f4474791defb6240ff1af2491b876c25ba960af81c5267 in quay.io/open-cluster-management/multicloudhub-operator-bundle: unauthorized: access to the requested resource is not authorized"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/wazuh/wazuh-kubernetes/issues/237",
+            r#"Failed to pull image "wazuh/wazuh-kibana-odfe:4.2.6": rpc error: code = Unknown desc = reading manifest 4.2.6 in quay.io/wazuh/wazuh-kibana-odfe: unauthorized: access to the requested resource is not authorized"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/thoth-station/thoth-application/issues/2053",
+            r#"Failed to pull image "solver-rhel-8-py38": rpc error: code = Unknown desc = Error reading manifest latest in docker.io/library/solver-rhel-8-py38: errors: denied: requested access to the resource is denied unauthorized: authentication required"#,
+            Some(Unauthorized),
+        ),
+        // containerd, the token endpoint refused the credentials
+        (
+            "https://github.com/gitpod-io/gitpod/issues/14837",
+            r#""proxy.replicated.com/proxy/gitpod/busybox:1": failed to resolve reference "proxy.replicated.com/proxy/gitpod/busybox:1": failed to authorize: failed to fetch oauth token: unexpected status: 401 Unauthorized"#,
+            Some(Unauthorized),
+        ),
+        (
+            "https://github.com/juju/juju/issues/22050",
+            "ctr: rpc error: code = Unknown desc = failed to resolve image: failed to authorize: failed to fetch oauth token: unexpected status from GET request to https://api.charmhub.io/v1/tokens/docker-registry?scope=repository%3Acharm%2Fb370bfzj7fqgsh1qaywdz04w5n6z835nu8kzg%2Fdashboard-image%3Apull&service=https%3A%2F%2Fregistry.jujucharms.com%2F: 401 UNAUTHORIZED",
+            Some(Unauthorized),
+        ),
+        // --- dns ---
+        // CRI-O, "pinging container registry" of newer containers/image
+        (
+            "https://github.com/wazuh/wazuh-kubernetes/issues/237",
+            r#"Failed to pull image "wazuh/wazuh-kibana-odfe:4.2.6": rpc error: code = Unknown desc = pinging container registry quay.io: Get "https://quay.io/v2/": dial tcp: lookup quay.io: Temporary failure in name resolution"#,
+            Some(Dns),
+        ),
+        // the lookup failed for a reason of the node's own: still the name
+        (
+            "https://github.com/cri-o/cri-o/issues/3612",
+            r#"pulling image failed: rpc error: code = Unknown desc = error pinging docker registry k8s.gcr.io: Get "https://k8s.gcr.io/v2/": dial tcp: lookup k8s.gcr.io: device or resource busy"#,
+            Some(Dns),
+        ),
+        // docker (Docker Desktop's DNS)
+        (
+            "https://github.com/docker/for-win/issues/6241",
+            "Error response from daemon: Get https://registry-1.docker.io/v2/: dial tcp: lookup registry-1.docker.io on 192.168.65.1:53: no such host",
+            Some(Dns),
+        ),
+        (
+            "https://github.com/docker-archive-public/docker.kitematic/issues/4347",
+            "Error response from daemon: Get https://registry-1.docker.io/v2/: dial tcp: lookup registry-1.docker.io on 10.0.2.3:53: read udp 10.0.2.15:54567->10.0.2.3:53: i/o timeout",
+            Some(Dns),
+        ),
+        // containerd (k3s): musl's EAGAIN from the resolver
+        (
+            "https://github.com/containerd/containerd/issues/10709",
+            r#"failed to resolve reference "ghcr.io/open-webui/open-webui:main": failed to do request: Head "https://ghcr.io/v2/open-webui/open-webui/manifests/main": dial tcp: lookup ghcr.io: Try again"#,
+            Some(Dns),
+        ),
+        // nerdctl (containerd)
+        (
+            "https://github.com/containerd/nerdctl/issues/352",
+            r#"failed to resolve reference "registry.private.com/hello-world:release-2df9312d": failed to do request: Head "https://registry.private.com/hello-world:release-2df9312d": dial tcp: lookup registry.trendyol.com on 10.0.0.5:53: no such host"#,
+            Some(Dns),
+        ),
+        // --- no_space ---
+        // CRI-O: its temporary directory is full (joined: the poster's
+        // terminal wrapped the line)
+        (
+            "https://github.com/cri-o/cri-o/issues/5187",
+            r#"pulling image: rpc error: code = Unknown desc = Error writing blob: error storing blob to file "/var/tmp/storage178245615/2": write /var/tmp/storage178245615/2: no space left on device"#,
+            Some(NoSpace),
+        ),
+        // podman (containers/image and storage, as CRI-O)
+        (
+            "https://github.com/podman-container-tools/podman/issues/19377",
+            r#"Error: writing blob: adding layer with blob "sha256:[hash]": processing tar file(write /usr/local/lib/python3.8/site-packages/azure/mgmt/web/v2018_02_01/models/__pycache__/_models_py3.cpython-38.pyc: no space left on device): exit status 1"#,
+            Some(NoSpace),
+        ),
+        // docker
+        (
+            "https://github.com/docker-archive-public/docker.kitematic/issues/1855",
+            "write /mnt/sda1/var/lib/docker/tmp/GetImageBlob365327721: no space left on device",
+            Some(NoSpace),
+        ),
+        // --- not_found and the registry's other answers ---
+        // containerd against Harbor
+        (
+            "https://github.com/vmware-tanzu-labs/reference-platform-for-kubernetes/issues/19",
+            r#"Failed to pull image "projects.registry.vmware.com/rpk/notary-server-photon:v2.0.2": rpc error: code = NotFound desc = failed to pull and unpack image "projects.registry.vmware.com/rpk/notary-server-photon:v2.0.2": failed to resolve reference "projects.registry.vmware.com/rpk/notary-server-photon:v2.0.2": projects.registry.vmware.com/rpk/notary-server-photon:v2.0.2: not found"#,
+            Some(NotFound),
+        ),
+        // docker's v1 registry protocol (2016)
+        (
+            "https://github.com/goharbor/harbor/issues/848",
+            "Tag 0.4.0 not found in repository docker.io/vmware/harbor-ui",
+            Some(NotFound),
+        ),
+        (
+            "https://github.com/bitnami/containers/issues/77527",
+            "docker: Error response from daemon: pull access denied for bitnami/harbor, repository does not exist or may require 'docker login': denied: requested access to the resource is denied.",
+            Some(NotFound),
+        ),
+        // docker with the containerd image store: a private ghcr.io package
+        (
+            "https://github.com/LeoMartinDev/voy/issues/3",
+            r#"Error response from daemon: unknown: failed to resolve reference "ghcr.io/leomartindev/voy:latest": unexpected status from HEAD request to https://ghcr.io/v2/leomartindev/voy/manifests/latest: 403 Forbidden"#,
+            Some(Unauthorized),
+        ),
+    ];
+    check("image_pull (more wordings)", rows, image_pull);
+}
+
+/// Runs [`scheduler_reasons`] over rows and reports every misparsed one.
+fn check_scheduler(family: &str, rows: &[SchedulerRow]) {
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, message, expected, total)| {
+            let parsed = scheduler_reasons(message);
+            let expected: BTreeMap<PendingCause, u32> = expected.iter().copied().collect();
+            (parsed.reasons != expected || parsed.nodes_total != *total).then(|| {
+                format!(
+                    "  {source}\n    expected {expected:?} of {total:?}, got {:?} of {:?}\n    {message}",
+                    parsed.reasons, parsed.nodes_total
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{family}: {} of {} real messages misparsed:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn scheduler_wordings_across_versions() {
+    use PendingCause::*;
+    let rows: &[SchedulerRow] = &[
+        // --- the scheduler before 1.6: "fit failure summary on nodes" with
+        // predicate names and counts in parentheses ---
+        // the event's message has a newline after "node"
+        (
+            "https://github.com/kubernetes/kubernetes/issues/41070",
+            "pod (test-1012964845-v8915) failed to fit in any node\nfit failure summary on nodes : Insufficient pods (2), PodToleratesNodeTaints (1)",
+            &[(InsufficientPods, 2), (Taint, 1)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/41070",
+            "pod (redis-595045062-jv9wh) failed to fit in any node fit failure summary on nodes : NoVolumeZoneConflict (3), PodToleratesNodeTaints (1)",
+            &[(VolumeZone, 3), (Taint, 1)],
+            None,
+        ),
+        (
+            "https://github.com/openshift/origin/issues/15572",
+            "pod (mongodb-1-8cjbw) failed to fit in any node fit failure summary on nodes : NoVolumeZoneConflict (1)",
+            &[(VolumeZone, 1)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes/kops/issues/2730",
+            "pod (vsphere-e2e-j11sb) failed to fit in any node - fit failure summary on nodes : MatchNodeSelector (2), PodToleratesNodeTaints (1)",
+            &[(NodeAffinity, 2), (Taint, 1)],
+            None,
+        ),
+        // an extended resource (the Kubernetes docs' own example output)
+        (
+            "https://github.com/kubernetes/website/blob/main/content/en/docs/tasks/configure-pod-container/extended-resource.md",
+            "pod (extended-resource-demo-2) failed to fit in any node\nfit failure summary on nodes : Insufficient example.com/dongle (1)",
+            &[(InsufficientOther, 1)],
+            None,
+        ),
+        // 1.4: one line per node
+        (
+            "https://github.com/kubernetes/kubernetes/issues/37232",
+            "pod (jenkins-master-645022479-ov9ka) failed to fit in any node\nfit failure on node (gke-warpdrive-default-pool-eae1f3b0-spgr): Insufficient cpu\nfit failure on node (gke-warpdrive-default-pool-eae1f3b0-jitr): Insufficient cpu\nfit failure on node (gke-warpdrive-default-pool-eae1f3b0-3qqu): Insufficient cpu\nfit failure on node (gke-warpdrive-default-pool-eae1f3b0-530e): Insufficient cpu",
+            &[(InsufficientCpu, 4)],
+            None,
+        ),
+        // 1.0: one predicate named
+        (
+            "https://github.com/kubernetes/kubernetes/issues/14586",
+            "Failed for reason PodFitsPorts and possibly others",
+            &[(HostPort, 1)],
+            None,
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/11453",
+            "Failed for reason PodFitsResources and possibly others",
+            &[(InsufficientOther, 1)],
+            None,
+        ),
+        // 1.6-1.9 "predicates:" with the inter-pod affinity predicate
+        (
+            "https://github.com/ewolff/microservice-kubernetes/issues/3",
+            "No nodes are available that match all of the following predicates:: MatchInterPodAffinity (3).",
+            &[(PodAffinity, 3)],
+            None,
+        ),
+        // OpenShift 3.x: predicate names in the counted list
+        (
+            "https://github.com/openshift/origin/issues/19506",
+            "0/3 nodes are available: 1 ExistingPodsAntiAffinityRulesNotMatch, 1 MatchInterPodAffinity, 2 CheckServiceAffinity.",
+            &[(PodAntiAffinity, 1), (PodAffinity, 3)],
+            Some(3),
+        ),
+        // --- volume binding, every wording ---
+        // a claim bound to a volume that does not exist is volume binding,
+        // though the message starts with "persistentvolumeclaim"
+        (
+            "https://github.com/mariadb-operator/mariadb-operator/issues/374",
+            r#"0/4 nodes are available: persistentvolumeclaim "storage-mariadb-0" bound to non-existent persistentvolume "pvc-2395f2db-c079-4440-a4b9-2dafaeb79452". preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."#,
+            &[(VolumeBinding, 4)],
+            Some(4),
+        ),
+        // 1.11-era wording (the event repeated, as kubectl printed it)
+        (
+            "https://github.com/instaclustr/cassandra-operator/issues/112",
+            "pod has unbound PersistentVolumeClaims (repeated 4 times)",
+            &[(VolumeBinding, 1)],
+            None,
+        ),
+        // the scheduler framework's error, as the scheduler logged it
+        (
+            "https://github.com/kubernetes/minikube/issues/6205",
+            r#"error while running "VolumeBinding" filter plugin for pod "wp-test-wordpress-75bcf4685f-zp4d2": pod has unbound immediate PersistentVolumeClaims"#,
+            &[(VolumeBinding, 1)],
+            None,
+        ),
+        // CSI storage capacity tracking
+        (
+            "https://github.com/openebs/zfs-localpv/issues/400",
+            "0/3 nodes are available: 3 node(s) did not have enough free storage.",
+            &[(VolumeBinding, 3)],
+            Some(3),
+        ),
+        (
+            "https://github.com/openebs/lvm-localpv/issues/265",
+            "0/4 nodes are available: 1 node(s) did not have enough free storage, 1 node(s) had untolerated taint {k3s-controlplane: true}, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.",
+            &[(VolumeBinding, 1), (Taint, 1), (NodeAffinity, 2)],
+            Some(4),
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/100400",
+            "0/20 nodes are available: 1 node(s) didn't match pod affinity/anti-affinity, 19 node(s) didn't match node selector.",
+            &[(PodAntiAffinity, 1), (NodeAffinity, 19)],
+            Some(20),
+        ),
+    ];
+    check_scheduler("scheduler (more wordings)", rows);
+}
+
+#[test]
+fn container_config_wordings_across_runtimes() {
+    use ConfigCause::*;
+    let rows: &[(&str, &str, Option<ConfigCause>)] = &[
+        // --- mount_failed: the runtime or the kubelet cannot stat a mount path ---
+        (
+            "https://github.com/kubernetes/minikube/issues/4634",
+            "stat /opt/my-path/: no such file or directory",
+            Some(MountFailed),
+        ),
+        (
+            "https://github.com/kubevirt/hostpath-provisioner/issues/51",
+            "stat /var/hpvolumes/pvc-bdfb2e0e-ee5e-4f45-a98a-8404b225a4a2: no such file or directory",
+            Some(MountFailed),
+        ),
+        (
+            "https://github.com/kubernetes-sigs/kind/issues/403",
+            "Error: stat /tmp/hostpath_pv/3fd8ed04-4f9a-11e9-8a5b-0242d7acb934: no such file or directory",
+            Some(MountFailed),
+        ),
+        // docker, a subPath of a ConfigMap gone after an upgrade
+        (
+            "https://github.com/kubernetes/kubernetes/issues/96240",
+            r#"Error: failed to start container "ks-question-service": Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container process caused "process_linux.go:449: container init caused \"rootfs_linux.go:58: mounting \\\"/var/lib/kubelet/pods/fb00e769-b1f3-489c-802b-d611f7037d01/volume-subpaths/skywalking-conf/ks-question-service/5\\\" to rootfs \\\"/data/docker/overlay2/0d5c61704dff3e3c42e3a5605d6b6aec0903d67eda8cc54c388ba4eccef0166f/merged\\\" at \\\"/data/docker/overlay2/0d5c61704dff3e3c42e3a5605d6b6aec0903d67eda8cc54c388ba4eccef0166f/merged/opt/skywalking-agent/config/apm-trace-ignore-plugin.config\\\" caused \\\"no such file or directory\\\"\"": unknown"#,
+            Some(MountFailed),
+        ),
+        // --- run_as_non_root: every wording ---
+        (
+            "https://github.com/goharbor/harbor-operator/issues/82",
+            "Error: container has runAsNonRoot and image has non-numeric user (nonroot), cannot verify user is non-root",
+            Some(RunAsNonRoot),
+        ),
+        // joined: YAML folded the message over lines
+        (
+            "https://github.com/civicrm/civicrm-docker/issues/8",
+            r#"container has runAsNonRoot and image has non-numeric user (admin), cannot verify user is non-root (pod: "xxx", container: container)"#,
+            Some(RunAsNonRoot),
+        ),
+        (
+            "https://github.com/cloudfoundry/eirini/issues/120",
+            "Error: container has runAsNonRoot and image will run as root",
+            Some(RunAsNonRoot),
+        ),
+        // runAsUser: 0 with runAsNonRoot: no "runAsNonRoot" in the words
+        (
+            "https://github.com/openshift/oc/issues/879",
+            "Error: container's runAsUser breaks non-root policy",
+            Some(RunAsNonRoot),
+        ),
+        // Windows nodes (the kubelet's e2e test expects this text)
+        (
+            "https://github.com/kubernetes/kubernetes/blob/master/test/e2e/windows/security_context.go",
+            "container's runAsUserName (ContainerAdministrator) which will be regarded as root identity and will break non-root policy",
+            Some(RunAsNonRoot),
+        ),
+    ];
+    check("container_config (more wordings)", rows, container_config);
+}
+
+/// `(source, reason, exit code, message, cause)` of a container's last termination.
+type TerminationRow = (
+    &'static str,
+    &'static str,
+    i32,
+    &'static str,
+    CrashLoopCause,
+);
+
+#[test]
+fn crash_loop_terminations_across_kubelets() {
+    use CrashLoopCause::*;
+    let rows: &[TerminationRow] = &[
+        // exit 0 under restartPolicy Always: completed, whatever the reason says
+        (
+            "https://github.com/kubernetes/kubernetes/issues/53125",
+            "Completed",
+            0,
+            "",
+            Completed,
+        ),
+        // the 2015 kubelet wrote "Error" for a clean exit
+        (
+            "https://github.com/kubernetes/kubernetes/issues/14307",
+            "Error",
+            0,
+            "",
+            Completed,
+        ),
+        // OOM kills, every wording
+        (
+            "https://github.com/IBM/cloud-operators/issues/260",
+            "OOMKilled",
+            137,
+            "",
+            OomKilled,
+        ),
+        // the 2014 kubelet's reason
+        (
+            "https://github.com/kubernetes/kubernetes/pull/3044",
+            "OOM Killed",
+            137,
+            "",
+            OomKilled,
+        ),
+        // exit code 137 alone is a SIGKILL, not necessarily an OOM kill
+        (
+            "https://github.com/kubernetes/kubernetes/issues/19825",
+            "Error",
+            137,
+            "",
+            Error,
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/122256",
+            "Error",
+            137,
+            "",
+            Error,
+        ),
+    ];
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter_map(|(source, reason, exit_code, message, expected)| {
+            let got = last_termination(reason, *exit_code, message);
+            (got != *expected).then(|| {
+                format!("  {source}\n    {reason} ({exit_code}): expected {expected:?}, got {got:?}\n    {message}")
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "crash_loop: {} of {} real terminations misclassified:\n{}",
         wrong.len(),
         rows.len(),
         wrong.join("\n")

@@ -237,14 +237,9 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         .terminated
         .as_deref()
         .or(status.state.terminated.as_deref());
-    let cause = match last.map(|t| t.reason.as_str()) {
-        Some("OOMKilled") => CrashLoopCause::OomKilled,
-        Some("Error") => CrashLoopCause::Error,
-        Some("ContainerCannotRun") => CrashLoopCause::ContainerCannotRun,
-        Some("StartError") => CrashLoopCause::StartError,
-        Some("Completed") => CrashLoopCause::Completed,
-        _ => CrashLoopCause::Unknown,
-    };
+    let cause = last.map_or(CrashLoopCause::Unknown, |t| {
+        classify::last_termination(&t.reason, t.exit_code, &t.message)
+    });
     let waiting = status
         .state
         .waiting
