@@ -79,7 +79,7 @@ impl GrpcCode {
 
 /// How a signal weighs against the others in the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Weight {
+pub(crate) enum Weight {
     /// Decides for everything after it (its detail); the outermost one wins.
     Owns,
     /// The innermost one wins.
@@ -90,7 +90,7 @@ pub enum Weight {
 
 /// Words that name a cause at some layer of the chain. `cause: None` names a
 /// failure that is no cause of this family (the runtime's own socket).
-pub struct Signal<C: 'static> {
+pub(crate) struct Signal<C: 'static> {
     pub cause: Option<C>,
     pub weight: Weight,
     pub words: &'static [&'static str],
@@ -99,13 +99,13 @@ pub struct Signal<C: 'static> {
 /// A message made ready for reading: lower-cased, quotes unescaped once (the
 /// kubelet's and containerd's logs escape them), typographic quotes made plain,
 /// with the CRI error's gRPC code taken out.
-pub struct Chain {
+pub(crate) struct Chain {
     pub code: Option<GrpcCode>,
     pub text: String,
 }
 
 impl Chain {
-    pub fn parse(message: &str) -> Chain {
+    pub(crate) fn parse(message: &str) -> Chain {
         let text = message
             .to_lowercase()
             .replace("\\\"", "\"")
@@ -114,13 +114,13 @@ impl Chain {
         Chain { code, text }
     }
 
-    pub fn contains(&self, words: &str) -> bool {
+    pub(crate) fn contains(&self, words: &str) -> bool {
         self.text.contains(words)
     }
 
     /// The cause the chain names by `signals` (see the module documentation),
     /// then by `code` for the CRI error's gRPC code.
-    pub fn decide<C: Copy>(
+    pub(crate) fn decide<C: Copy>(
         &self,
         signals: &[Signal<C>],
         code: impl Fn(GrpcCode) -> Option<C>,
