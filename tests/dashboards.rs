@@ -277,7 +277,9 @@ fn identifying_labels(metric: &str) -> Option<&'static [&'static str]> {
     let m = metric.strip_prefix("kube_lifecycle_")?;
     Some(match m {
         "findings" => &["anomaly", "cause"],
-        "pod_pending_unschedulable_nodes" => &["namespace", "pod", "reason"],
+        "pod_pending_reason" => &["namespace", "pod", "reason"],
+        // Deployments' series carry `deployment`, StatefulSets' `statefulset`.
+        "recreate_blocked_by_terminating" => &["namespace"],
         "namespace_remaining_resources" => &["namespace", "resource"],
         "namespace_remaining_finalizers" => &["namespace", "finalizer"],
         _ if m.starts_with("pod_") && m.ends_with("_timestamp_seconds") => &["namespace", "pod"],
@@ -334,9 +336,9 @@ fn aggregations(toks: &[Tok]) -> Vec<(String, Option<Vec<String>>, Vec<Tok>)> {
     out
 }
 
-/// docs/metrics.md: the anomaly of each family of findings (the "anomaly `x`" on
-/// the line after its heading).
-fn documented_anomalies() -> BTreeMap<String, String> {
+/// docs/metrics.md: the anomalies of each family of findings (the "anomaly `x`"
+/// on the line after its heading; a family of two anomalies names both).
+fn documented_anomalies() -> BTreeMap<String, Vec<String>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/metrics.md");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = BTreeMap::new();
@@ -345,10 +347,15 @@ fn documented_anomalies() -> BTreeMap<String, String> {
         if let Some(name) = line.strip_prefix("### `").and_then(|l| l.strip_suffix('`')) {
             family = Some(name.to_string());
         } else if let Some(name) = &family
-            && let Some(rest) = line.split("anomaly `").nth(1)
-            && let Some(anomaly) = rest.split('`').next()
+            && line.contains("anomaly `")
         {
-            out.insert(name.clone(), anomaly.to_string());
+            let anomalies = line
+                .split("anomaly `")
+                .skip(1)
+                .filter_map(|rest| rest.split('`').next())
+                .map(String::from)
+                .collect();
+            out.insert(name.clone(), anomalies);
             family = None;
         }
     }
@@ -358,7 +365,7 @@ fn documented_anomalies() -> BTreeMap<String, String> {
 /// The anomalies whose findings a panel shows: the family's anomaly for a
 /// per-object series, the `anomaly="x"` matcher for kube_lifecycle_findings, or
 /// `*` when a findings query is not restricted to one anomaly.
-fn panel_anomalies(panel: &Value, documented: &BTreeMap<String, String>) -> BTreeSet<String> {
+fn panel_anomalies(panel: &Value, documented: &BTreeMap<String, Vec<String>>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for t in panel["targets"].as_array().into_iter().flatten() {
         for s in selectors(&tokens(t["expr"].as_str().unwrap_or(""))) {
@@ -370,8 +377,26 @@ fn panel_anomalies(panel: &Value, documented: &BTreeMap<String, String>) -> BTre
                     .find(|(l, o, _)| l == "anomaly" && o == "=")
                     .map_or("*".to_string(), |(_, _, v)| v.clone());
                 out.insert(anomaly);
-            } else if let Some(anomaly) = documented.get(&metric) {
-                out.insert(anomaly.clone());
+            } else if let Some(anomalies) = documented.get(&metric) {
+                // A family of Deployments' and StatefulSets' series: the kind the
+                // query keeps (`deployment!=""`) is the anomaly it shows.
+                let kept = |label: &str| {
+                    s.matchers
+                        .iter()
+                        .any(|(l, o, v)| l == label && o == "!=" && v.is_empty())
+                };
+                let shown: Vec<&String> = match anomalies.as_slice() {
+                    [_, _, ..] if kept("deployment") => anomalies
+                        .iter()
+                        .filter(|a| *a == "recreate_blocked")
+                        .collect(),
+                    [_, _, ..] if kept("statefulset") => anomalies
+                        .iter()
+                        .filter(|a| *a == "statefulset_blocked")
+                        .collect(),
+                    _ => anomalies.iter().collect(),
+                };
+                out.extend(shown.into_iter().cloned());
             }
         }
     }
@@ -1001,7 +1026,10 @@ fn findings_are_counted_with_sums_across_exporter_shards() {
 fn every_finding_panel_links_the_runbook_of_its_cause_and_the_landing_page() {
     let documented = documented_anomalies();
     assert!(
-        documented.len() > 15 && documented.values().any(|a| a == "pod_terminating"),
+        documented.len() > 15
+            && documented
+                .values()
+                .any(|a| a.iter().any(|a| a == "pod_terminating")),
         "anomalies of docs/metrics.md: {documented:?}"
     );
     let mut problems = Vec::new();

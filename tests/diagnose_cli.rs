@@ -209,10 +209,10 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     );
     assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"tls\"} 0"));
     assert!(text.contains(
-        "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
+        "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
     ));
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
-    assert!(text.contains("kube_lifecycle_pod_pending_unschedulable_nodes{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
+    assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
     assert!(
         !text.contains("KillContainerError"),
         "raw messages never reach the exposition"

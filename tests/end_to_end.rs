@@ -458,7 +458,7 @@ const SEEDED_FAMILIES: &[&str] = &[
     "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
     "kube_lifecycle_pod_pending_since_timestamp_seconds",
     "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
-    "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+    "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds",
     "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
     "kube_lifecycle_container_config_error_since_timestamp_seconds",
     "kube_lifecycle_daemonset_unscheduled_nodes",

@@ -99,7 +99,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             ],
         ),
         (
-            "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+            "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds",
             vec![
                 ("container", "filebeat"),
                 ("cause", "qps_exceeded"),
@@ -208,7 +208,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
     for family in [
         "kube_lifecycle_pod_terminating_since_timestamp_seconds",
         "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
-        "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+        "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds",
         "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
     ] {
         assert!(

@@ -15,7 +15,7 @@ local rules = import '../lib/rules.libsonnet';
 
   prometheusAlerts+:: {
     local c = $._config,
-    local pulls(matchers) = rules.series(c, 'kube_lifecycle_container_image_pull_failing_since_timestamp_seconds', matchers),
+    local pulls(matchers) = rules.series(c, 'kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds', matchers),
     local causes(list) = 'cause=~"%s"' % std.join('|', list),
     local transport = causes($.registryTransportCauses),
     local content = causes($.registryContentCauses),

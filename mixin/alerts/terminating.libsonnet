@@ -47,7 +47,7 @@ local rules = import '../lib/rules.libsonnet';
           tier: 'page',
           summary: 'Pods on a lost node cannot finish Terminating, and workloads wait on them.',
           description: '{{ $value }} pod(s) on node {{ $labels.node }}%s are past their deletion deadline and the node is NotReady, unreachable or gone: no kubelet will confirm they stopped.' % rules.inCluster(c)
-                       + '{{ with printf `count(max by (namespace, deployment) (%s{%s=%%q, node=%%q}))` $labels.%s $labels.node | query }}{{ with . | first | value }} Recreate Deployments waiting on them: {{ . }}.{{ end }}{{ end }}' % ['kube_lifecycle_deployment_recreate_blocking_pods', c.clusterLabel, c.clusterLabel]
+                       + '{{ with printf `count(max by (namespace, deployment) (%s{deployment!="", %s=%%q, node=%%q}))` $labels.%s $labels.node | query }}{{ with . | first | value }} Recreate Deployments waiting on them: {{ . }}.{{ end }}{{ end }}' % ['kube_lifecycle_recreate_blocked_by_terminating', c.clusterLabel, c.clusterLabel]
                        + '{{ with printf `count(max by (namespace, statefulset) (%s{%s=%%q, node=%%q}))` $labels.%s $labels.node | query }}{{ with . | first | value }} StatefulSets waiting on them: {{ . }}.{{ end }}{{ end }}' % ['kube_lifecycle_statefulset_blocked_since_timestamp_seconds', c.clusterLabel, c.clusterLabel]
                        + ' Their own alerts are inhibited by this one.',
         }),

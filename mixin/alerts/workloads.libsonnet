@@ -19,7 +19,7 @@ local rules = import '../lib/rules.libsonnet';
             ) > 0
           ||| % [
             rules.by(c, ['namespace', 'deployment', 'node', 'cause']),
-            rules.series(c, 'kube_lifecycle_deployment_recreate_blocking_pods', 'cause!="graceful"'),
+            rules.series(c, 'kube_lifecycle_recreate_blocked_by_terminating', 'deployment!="", cause!="graceful"'),
           ],
           'for': '10m',
           tier: 'page',

@@ -21,7 +21,7 @@ local panels = import 'lib/panels.libsonnet';
       local terminating = 'kube_lifecycle_pod_terminating_since_timestamp_seconds';
       local pending = 'kube_lifecycle_pod_pending_since_timestamp_seconds';
       local creating = 'kube_lifecycle_pod_container_creating_since_timestamp_seconds';
-      local imagePull = 'kube_lifecycle_container_image_pull_failing_since_timestamp_seconds';
+      local imagePull = 'kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds';
       local crashLoop = 'kube_lifecycle_container_crash_looping_since_timestamp_seconds';
       local configError = 'kube_lifecycle_container_config_error_since_timestamp_seconds';
       local recreate = 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds';
@@ -110,7 +110,7 @@ local panels = import 'lib/panels.libsonnet';
             'For each unschedulable pod, the number of nodes the scheduler excluded per reason.',
             ['namespace', 'pod', 'reason'],
             [p.numberColumn('Nodes excluded')],
-            [p.perObject(['namespace', 'pod', 'reason'], series('kube_lifecycle_pod_pending_unschedulable_nodes'))],
+            [p.perObject(['namespace', 'pod', 'reason'], series('kube_lifecycle_pod_pending_reason'))],
             w=12,
             anomaly='pod_pending',
           ),
@@ -163,7 +163,7 @@ local panels = import 'lib/panels.libsonnet';
             [ageColumn, p.numberColumn('Blocking pods')],
             [
               age(['namespace', 'deployment', 'cause'], recreate, notGraceful),
-              p.perObject(['namespace', 'deployment', 'cause'], series('kube_lifecycle_deployment_recreate_blocking_pods', notGraceful)),
+              p.perObject(['namespace', 'deployment', 'cause'], series('kube_lifecycle_recreate_blocked_by_terminating', 'deployment!="", ' + notGraceful)),
             ],
             w=8,
             anomaly='recreate_blocked',
@@ -175,7 +175,7 @@ local panels = import 'lib/panels.libsonnet';
             [ageColumn, p.numberColumn('Blocking pods')],
             [
               age(['namespace', 'statefulset', 'pod', 'cause'], statefulset, notGraceful),
-              p.perObject(['namespace', 'statefulset', 'cause'], series('kube_lifecycle_statefulset_blocking_pods', notGraceful)),
+              p.perObject(['namespace', 'statefulset', 'cause'], series('kube_lifecycle_recreate_blocked_by_terminating', 'statefulset!="", ' + notGraceful)),
             ],
             w=8,
             anomaly='statefulset_blocked',

@@ -28,7 +28,8 @@ local panels = import 'lib/panels.libsonnet';
       local notGraceful = 'cause!="graceful"';
       local terminating = 'kube_lifecycle_pod_terminating_since_timestamp_seconds';
       local pending = 'kube_lifecycle_pod_pending_since_timestamp_seconds';
-      local imagePull = 'kube_lifecycle_container_image_pull_failing_since_timestamp_seconds';
+      local imagePull = 'kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds';
+      local imagePullBackoff = 'kube_lifecycle_container_image_pull_backoff';
       local crashLoop = 'kube_lifecycle_container_crash_looping_since_timestamp_seconds';
       local exitCode = 'kube_lifecycle_container_crash_looping_last_exit_code';
       local configError = 'kube_lifecycle_container_config_error_since_timestamp_seconds';
@@ -128,7 +129,7 @@ local panels = import 'lib/panels.libsonnet';
           p.bargauge(
             'Unschedulable pods by scheduler reason',
             'Unschedulable pods for which the scheduler excluded at least one node for each reason (a pod counts under every reason it got).',
-            p.wrap('count by (reason) (', p.perObject(['namespace', 'pod', 'reason'], p.series('kube_lifecycle_pod_pending_unschedulable_nodes') + ' > 0')),
+            p.wrap('count by (reason) (', p.perObject(['namespace', 'pod', 'reason'], p.series('kube_lifecycle_pod_pending_reason') + ' > 0')),
             '{{reason}}',
           ) + p.finding('pod_pending'),
           p.table(
@@ -151,7 +152,7 @@ local panels = import 'lib/panels.libsonnet';
             'Image pull failures by registry',
             'Containers whose image cannot be pulled, by registry host: one registry with many failures is a registry or network problem rather than a per-image one.',
             [{
-              expr: p.wrap('count by %s (' % p.byCluster(['registry']), p.perObject(['namespace', 'pod', 'container', 'registry'], p.series(imagePull))),
+              expr: p.wrap('count by %s (' % p.byCluster(['registry']), p.perObject(['namespace', 'pod', 'container', 'registry'], p.series(imagePullBackoff))),
               legend: '{{registry}}',
             }],
           ) + p.finding('image_pull'),
@@ -278,7 +279,7 @@ local panels = import 'lib/panels.libsonnet';
             [age, p.numberColumn('Blocking pods')],
             [
               p.age(['namespace', 'deployment', 'cause'], recreate, notGraceful),
-              p.perObject(['namespace', 'deployment', 'cause'], p.series('kube_lifecycle_deployment_recreate_blocking_pods', notGraceful)),
+              p.perObject(['namespace', 'deployment', 'cause'], p.series('kube_lifecycle_recreate_blocked_by_terminating', 'deployment!="", ' + notGraceful)),
             ],
             w=8,
             drilldown=true,
@@ -291,7 +292,7 @@ local panels = import 'lib/panels.libsonnet';
             [age, p.numberColumn('Blocking pods')],
             [
               p.age(['namespace', 'statefulset', 'pod', 'cause'], statefulset, notGraceful),
-              p.perObject(['namespace', 'statefulset', 'cause'], p.series('kube_lifecycle_statefulset_blocking_pods', notGraceful)),
+              p.perObject(['namespace', 'statefulset', 'cause'], p.series('kube_lifecycle_recreate_blocked_by_terminating', 'statefulset!="", ' + notGraceful)),
             ],
             w=8,
             drilldown=true,

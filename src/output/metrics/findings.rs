@@ -18,6 +18,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding};
+use crate::model::Kind;
 use crate::model::age::unix_seconds;
 
 /// Whom a family's series are about: the labels they open with, which name
@@ -37,12 +38,17 @@ pub(super) enum Identity {
     StatefulSet,
     /// `namespace`, `daemonset`.
     DaemonSet,
+    /// `namespace` and `deployment` or `statefulset`, by the finding's kind: a
+    /// family of both.
+    Workload,
 }
 
 impl Identity {
-    /// The label keys.
-    pub(super) fn labels(self) -> &'static [&'static str] {
+    /// The label keys, for a finding of `kind`.
+    pub(super) fn labels(self, kind: Kind) -> &'static [&'static str] {
         match self {
+            Identity::Workload if kind == Kind::StatefulSet => &["namespace", "statefulset"],
+            Identity::Workload => &["namespace", "deployment"],
             Identity::Namespace => &["namespace"],
             Identity::Pod => &["namespace", "pod"],
             Identity::Container => &["namespace", "pod", "container"],
@@ -57,9 +63,11 @@ impl Identity {
         match self {
             Identity::Namespace => vec![f.name.clone()],
             Identity::Container => vec![text(&f.namespace), f.name.clone(), text(&f.container)],
-            Identity::Pod | Identity::Deployment | Identity::StatefulSet | Identity::DaemonSet => {
-                vec![text(&f.namespace), f.name.clone()]
-            }
+            Identity::Pod
+            | Identity::Deployment
+            | Identity::StatefulSet
+            | Identity::DaemonSet
+            | Identity::Workload => vec![text(&f.namespace), f.name.clone()],
         }
     }
 }
@@ -78,8 +86,8 @@ pub(super) struct Family {
     pub identity: Identity,
     /// The family's own labels, after the identity's.
     pub labels: &'static [&'static str],
-    /// The anomaly whose findings feed it.
-    pub anomaly: Anomaly,
+    /// The anomalies whose findings feed it.
+    pub anomalies: &'static [Anomaly],
     pub samples: fn(&Finding) -> Vec<Sample>,
     /// An example query for `docs/metrics.md` (read by its generator, a test).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -89,13 +97,19 @@ pub(super) struct Family {
 /// Each per-object family's name and the anomaly that feeds it: what the rule
 /// pack's tests need to know which causes an alert expression selects.
 pub fn family_anomalies() -> impl Iterator<Item = (&'static str, Anomaly)> {
-    FAMILIES.iter().map(|f| (f.name, f.anomaly))
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.anomalies.iter().map(|a| (f.name, *a)))
 }
 
 impl Family {
-    /// Every label key of a series, in order.
-    pub(super) fn label_names(&self) -> impl Iterator<Item = &'static str> {
-        self.identity.labels().iter().chain(self.labels).copied()
+    /// Every label key of a finding's series, in order.
+    pub(super) fn label_names(&self, f: &Finding) -> impl Iterator<Item = &'static str> {
+        self.identity
+            .labels(f.kind)
+            .iter()
+            .chain(self.labels)
+            .copied()
     }
 }
 
@@ -138,7 +152,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time the deletion of a pod still Terminating was requested (deletionTimestamp minus deletionGracePeriodSeconds), by cause.",
         identity: Identity::Pod,
         labels: &["node", "cause"],
-        anomaly: Anomaly::PodTerminating,
+        anomalies: &[Anomaly::PodTerminating],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
@@ -147,7 +161,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time a Terminating pod should have been gone by (its deletionTimestamp).",
         identity: Identity::Pod,
         labels: &["node"],
-        anomaly: Anomaly::PodTerminating,
+        anomalies: &[Anomaly::PodTerminating],
         samples: |f| match f.detail {
             Detail::Terminating { deadline, .. } => {
                 one(vec![text(&f.node)], unix_seconds(deadline))
@@ -161,25 +175,16 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's node and cause.",
         identity: Identity::Deployment,
         labels: &["node", "cause"],
-        anomaly: Anomaly::RecreateBlocked,
+        anomalies: &[Anomaly::RecreateBlocked],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
-    },
-    Family {
-        name: "kube_lifecycle_deployment_recreate_blocking_pods",
-        help: "Pods of old ReplicaSets not yet terminal that keep a Recreate Deployment from creating new pods, by the oldest one's node and cause.",
-        identity: Identity::Deployment,
-        labels: &["node", "cause"],
-        anomaly: Anomaly::RecreateBlocked,
-        samples: blocking_pods,
-        example: r#"kube_lifecycle_deployment_recreate_blocking_pods{cause!="graceful"} > 0"#,
     },
     Family {
         name: "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
         help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod, its node and its cause.",
         identity: Identity::StatefulSet,
         labels: &["pod", "node", "cause"],
-        anomaly: Anomaly::StatefulSetBlocked,
+        anomalies: &[Anomaly::StatefulSetBlocked],
         samples: |f| {
             let pod = match &f.detail {
                 Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
@@ -190,20 +195,20 @@ pub(super) const FAMILIES: &[Family] = &[
         example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
-        name: "kube_lifecycle_statefulset_blocking_pods",
-        help: "Terminating pods of a StatefulSet whose ordinals cannot be recreated until they are gone, by the oldest one's node and cause.",
-        identity: Identity::StatefulSet,
+        name: "kube_lifecycle_recreate_blocked_by_terminating",
+        help: "Pods that must be gone before a Recreate Deployment creates new pods or a StatefulSet recreates an ordinal: Terminating pods (or, cause not_deleted, pods of a zero-scaled ReplicaSet nobody deleted), by the oldest one's node and cause.",
+        identity: Identity::Workload,
         labels: &["node", "cause"],
-        anomaly: Anomaly::StatefulSetBlocked,
+        anomalies: &[Anomaly::RecreateBlocked, Anomaly::StatefulSetBlocked],
         samples: blocking_pods,
-        example: "sum by (namespace, statefulset) (kube_lifecycle_statefulset_blocking_pods)",
+        example: r#"kube_lifecycle_recreate_blocked_by_terminating{deployment!="", cause!="graceful"} > 0"#,
     },
     Family {
         name: "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
         help: "Unix time the deletion of a namespace still Terminating was requested, by cause.",
         identity: Identity::Namespace,
         labels: &["cause"],
-        anomaly: Anomaly::NamespaceTerminating,
+        anomalies: &[Anomaly::NamespaceTerminating],
         samples: |f| since(f, vec![f.cause.to_string()]),
         example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
     },
@@ -212,7 +217,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Objects of a resource still in a Terminating namespace, as its NamespaceContentRemaining condition counts them.",
         identity: Identity::Namespace,
         labels: &["resource"],
-        anomaly: Anomaly::NamespaceTerminating,
+        anomalies: &[Anomaly::NamespaceTerminating],
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_resources,
@@ -227,7 +232,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Objects in a Terminating namespace held by a finalizer, as its NamespaceFinalizersRemaining condition counts them.",
         identity: Identity::Namespace,
         labels: &["finalizer"],
-        anomaly: Anomaly::NamespaceTerminating,
+        anomalies: &[Anomaly::NamespaceTerminating],
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_finalizers,
@@ -242,43 +247,43 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time an unscheduled pod became unschedulable (or was created, for not_scheduled and scheduling_gated), by cause: the scheduler reason that excluded the most nodes.",
         identity: Identity::Pod,
         labels: &["cause"],
-        anomaly: Anomaly::PodPending,
+        anomalies: &[Anomaly::PodPending],
         samples: |f| since(f, vec![f.cause.to_string()]),
         example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
     },
     Family {
-        name: "kube_lifecycle_pod_pending_unschedulable_nodes",
-        help: "Nodes the scheduler excluded for an unschedulable pod, by reason.",
+        name: "kube_lifecycle_pod_pending_reason",
+        help: "A pending pod's scheduler reasons, each valued by the nodes it excluded; 1 for a pod no scheduler reason explains (not_scheduled, unknown_scheduler, scheduling_gated, or a message with no node counts).",
         identity: Identity::Pod,
         labels: &["reason"],
-        anomaly: Anomaly::PodPending,
+        anomalies: &[Anomaly::PodPending],
         samples: |f| match &f.detail {
-            Detail::Pending { reasons, .. } => reasons
+            Detail::Pending { reasons, .. } if !reasons.is_empty() => reasons
                 .iter()
                 .map(|(r, n)| Sample {
                     labels: vec![r.to_string()],
                     value: f64::from(*n),
                 })
                 .collect(),
-            _ => vec![],
+            _ => one(vec![f.cause.to_string()], 1.0),
         },
-        example: "sum by (reason) (kube_lifecycle_pod_pending_unschedulable_nodes)",
+        example: "sum by (reason) (kube_lifecycle_pod_pending_reason)",
     },
     Family {
         name: "kube_lifecycle_pod_container_creating_since_timestamp_seconds",
         help: "Unix time a pod stuck in ContainerCreating reached its node, by cause.",
         identity: Identity::Pod,
         labels: &["node", "cause"],
-        anomaly: Anomaly::ContainerCreating,
+        anomalies: &[Anomaly::ContainerCreating],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
     },
     Family {
-        name: "kube_lifecycle_container_image_pull_failing_since_timestamp_seconds",
+        name: "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds",
         help: "Unix time a container's image first failed to pull (first Failed event, else when the pod reached its node), by cause and registry.",
         identity: Identity::Container,
         labels: &["node", "image", "registry", "cause"],
-        anomaly: Anomaly::ImagePull,
+        anomalies: &[Anomaly::ImagePull],
         samples: |f| {
             let (image, registry) = match &f.detail {
                 Detail::ImagePull {
@@ -288,14 +293,29 @@ pub(super) const FAMILIES: &[Family] = &[
             };
             since(f, vec![text(&f.node), image, registry, f.cause.to_string()])
         },
-        example: "count by (registry, cause) (kube_lifecycle_container_image_pull_failing_since_timestamp_seconds)",
+        example: "time() - kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds > 600",
+    },
+    Family {
+        name: "kube_lifecycle_container_image_pull_backoff",
+        help: "1 for every container whose image does not pull (ErrImagePull, ImagePullBackOff, ImageInspectError, ...), by node, registry and cause.",
+        identity: Identity::Container,
+        labels: &["node", "registry", "cause"],
+        anomalies: &[Anomaly::ImagePull],
+        samples: |f| {
+            let registry = match &f.detail {
+                Detail::ImagePull { registry, .. } => registry.clone(),
+                _ => String::new(),
+            };
+            one(vec![text(&f.node), registry, f.cause.to_string()], 1.0)
+        },
+        example: "count by (registry, cause) (kube_lifecycle_container_image_pull_backoff)",
     },
     Family {
         name: "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
         help: "Unix time a container in CrashLoopBackOff started backing off (first BackOff event, else its last exit), by the last termination's cause.",
         identity: Identity::Container,
         labels: &["node", "cause"],
-        anomaly: Anomaly::CrashLoop,
+        anomalies: &[Anomaly::CrashLoop],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"kube_lifecycle_container_crash_looping_since_timestamp_seconds{cause="oom_killed"}"#,
     },
@@ -304,7 +324,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Exit code of the last termination of a container in CrashLoopBackOff.",
         identity: Identity::Container,
         labels: &[],
-        anomaly: Anomaly::CrashLoop,
+        anomalies: &[Anomaly::CrashLoop],
         samples: |f| match f.detail {
             Detail::CrashLoop {
                 exit_code: Some(code),
@@ -319,7 +339,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time a container that cannot be created or started first failed (first Failed event, else when the pod reached its node), by cause.",
         identity: Identity::Container,
         labels: &["node", "cause"],
-        anomaly: Anomaly::ContainerConfig,
+        anomalies: &[Anomaly::ContainerConfig],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         example: r#"kube_lifecycle_container_config_error_since_timestamp_seconds{cause=~"configmap_missing|secret_missing|key_missing"}"#,
     },
@@ -328,7 +348,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Unix time from which a DaemonSet missing from eligible nodes is known to be so (when its pods became unschedulable, else its creation), by cause.",
         identity: Identity::DaemonSet,
         labels: &["cause"],
-        anomaly: Anomaly::DaemonSetUnscheduled,
+        anomalies: &[Anomaly::DaemonSetUnscheduled],
         samples: |f| since(f, vec![f.cause.to_string()]),
         example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
     },
@@ -337,7 +357,7 @@ pub(super) const FAMILIES: &[Family] = &[
         help: "Ready nodes a DaemonSet's selector and tolerations admit that have no pod of it.",
         identity: Identity::DaemonSet,
         labels: &["cause"],
-        anomaly: Anomaly::DaemonSetUnscheduled,
+        anomalies: &[Anomaly::DaemonSetUnscheduled],
         samples: |f| match f.detail {
             Detail::DaemonSet { missing_nodes, .. } => {
                 one(vec![f.cause.to_string()], missing_nodes as f64)
@@ -431,11 +451,14 @@ fn encode_findings(
     for family in FAMILIES {
         let mut metric =
             encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
-        for finding in findings.iter().filter(|f| f.anomaly() == family.anomaly) {
+        for finding in findings
+            .iter()
+            .filter(|f| family.anomalies.contains(&f.anomaly()))
+        {
             let identity = family.identity.values(finding);
             for sample in (family.samples)(finding) {
                 let labels: Vec<(&str, &str)> = family
-                    .label_names()
+                    .label_names(finding)
                     .zip(identity.iter().chain(&sample.labels).map(String::as_str))
                     .collect();
                 ConstGauge::new(sample.value).encode(metric.encode_family(&labels)?)?;
@@ -453,11 +476,26 @@ pub(super) fn markdown_catalogue() -> String {
         "### `{FINDINGS_FAMILY}`\n\ngauge · labels: `anomaly`, `cause`\n\nCurrent findings by anomaly and cause. Every pair of the vocabulary is always present, 0 when there is no such finding.\n\n```promql\nsum by (anomaly) ({FINDINGS_FAMILY})\n```\n\n"
     ));
     for family in FAMILIES {
-        let labels: Vec<String> = family.label_names().map(|l| format!("`{l}`")).collect();
+        let labels: Vec<String> = match family.identity {
+            Identity::Workload => vec!["`namespace`, `deployment` or `statefulset`".to_string()],
+            identity => identity
+                .labels(Kind::Pod)
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect(),
+        }
+        .into_iter()
+        .chain(family.labels.iter().map(|l| format!("`{l}`")))
+        .collect();
+        let anomalies: Vec<String> = family
+            .anomalies
+            .iter()
+            .map(|a| format!("anomaly `{a}`"))
+            .collect();
         out.push_str(&format!(
-            "### `{}`\n\ngauge · anomaly `{}` · labels: {}\n\n{}\n\n```promql\n{}\n```\n\n",
+            "### `{}`\n\ngauge · {} · labels: {}\n\n{}\n\n```promql\n{}\n```\n\n",
             family.name,
-            family.anomaly,
+            anomalies.join(", "),
             labels.join(", "),
             family.help,
             family.example
@@ -506,11 +544,17 @@ mod tests {
             if f.name.contains("timestamp") {
                 assert!(f.name.ends_with("_timestamp_seconds"), "{}", f.name);
             }
-            assert!(
-                !f.label_names().any(|l| l == "message"),
-                "{}: no raw messages as labels",
-                f.name
-            );
+            for kind in [Kind::Pod, Kind::Deployment, Kind::StatefulSet] {
+                assert!(
+                    !f.identity
+                        .labels(kind)
+                        .iter()
+                        .chain(f.labels)
+                        .any(|l| *l == "message"),
+                    "{}: no raw messages as labels",
+                    f.name
+                );
+            }
         }
     }
 }
