@@ -14,13 +14,12 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::State;
-use axum::routing::post;
-use common::daemons::{Daemon, free_port, prometheus_query, wait_until};
+use common::alerting::{
+    Received, alertmanager, alertmanager_config, shortened_rules, start_receiver,
+};
+use common::daemons::{prometheus_query, wait_until};
 use common::exporter::{Exporter, example_objects};
 use fake_apiserver::FakeApiServer;
 use serde_json::{Value, json};
@@ -32,62 +31,14 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The test-only rewrite of the rules: `for: 10m` → `for: 10s`, and
-/// `keep_firing_for` likewise.
-fn shortened_rules() -> String {
-    let text = std::fs::read_to_string(root().join("alerts/kube-lifecycle.rules.yaml")).unwrap();
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        match ["for: ", "keep_firing_for: "]
-            .iter()
-            .find_map(|key| trimmed.strip_prefix(key).map(|v| (key, v)))
-        {
-            Some((key, value)) if value.ends_with('m') => {
-                out.push_str(&format!("{indent}{key}{}s", value.trim_end_matches('m')));
-            }
-            _ => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    assert!(out.contains("for: 10s") && out.contains("keep_firing_for: 5s"));
-    out
-}
-
-/// The test-only rewrite of the Alertmanager example: receivers and timings.
-fn alertmanager_config(receiver: &str) -> String {
-    let text = std::fs::read_to_string(root().join("alerts/alertmanager.yaml")).unwrap();
-    let rewritten = text
-        .replace("http://alert-receiver.example", receiver)
-        .replace("group_wait: 30s", "group_wait: 1s")
-        .replace("group_interval: 5m", "group_interval: 1s");
-    assert!(rewritten.contains(receiver) && rewritten.contains("group_wait: 1s"));
-    rewritten
-}
-
-/// Notifications the receiver got: (path, alert) pairs, one per alert.
-type Received = Arc<Mutex<Vec<(String, Value)>>>;
-
-async fn start_receiver() -> (String, Received) {
-    let received: Received = Arc::default();
-    async fn hook(
-        State(sink): State<Received>,
-        axum::extract::Path(severity): axum::extract::Path<String>,
-        Json(body): Json<Value>,
-    ) -> &'static str {
-        for alert in body["alerts"].as_array().into_iter().flatten() {
-            sink.lock().unwrap().push((severity.clone(), alert.clone()));
-        }
-        "ok"
-    }
-    let app = axum::Router::new()
-        .route("/{severity}", post(hook))
-        .with_state(received.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{address}"), received)
+/// Every alert the receiver got, with the route it came by.
+fn delivered(received: &Received) -> Vec<(String, Value)> {
+    received
+        .lock()
+        .unwrap()
+        .iter()
+        .flat_map(|n| n.alerts.iter().map(|a| (n.severity.clone(), a.clone())))
+        .collect()
 }
 
 fn rfc3339(offset_seconds: i64) -> String {
@@ -173,26 +124,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
 
     // The receiver and Alertmanager.
     let (receiver, received) = start_receiver().await;
-    let am_port = free_port();
-    std::fs::write(
-        dir.path().join("alertmanager.yaml"),
-        alertmanager_config(&receiver),
-    )
-    .unwrap();
-    let alertmanager = Daemon::spawn(
-        "alertmanager",
-        "prometheus-alertmanager",
-        &[
-            format!(
-                "--config.file={}",
-                dir.path().join("alertmanager.yaml").display()
-            ),
-            format!("--storage.path={}", dir.path().join("am-data").display()),
-            format!("--web.listen-address=127.0.0.1:{am_port}"),
-            "--cluster.listen-address=".into(),
-        ],
-        dir.path(),
-    );
+    let (alertmanager, am_port) = alertmanager(dir.path(), &alertmanager_config(&receiver, None));
 
     // Prometheus, scraping the exporter every second under the job name the
     // ServiceMonitor gives it, honouring the objects' namespace labels.
@@ -299,7 +231,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         Duration::from_secs(120),
         &diagnostics,
         || {
-            let got = received.lock().unwrap();
+            let got = delivered(&received);
             expected
                 .iter()
                 .all(|e| {
@@ -313,7 +245,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
     // Let a few more evaluations and notifications pass before judging silence.
     tokio::time::sleep(Duration::from_secs(5)).await;
     {
-        let got = received.lock().unwrap();
+        let got = delivered(&received);
         for (route, alert) in got.iter() {
             let name = alert["labels"]["alertname"].as_str().unwrap();
             assert_eq!(
@@ -419,12 +351,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
     );
 
     // 3. The scenario heals: every incident object is deleted; every alert resolves.
-    let fired: Vec<Value> = received
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(_, a)| a.clone())
-        .collect();
+    let fired: Vec<Value> = delivered(&received).into_iter().map(|(_, a)| a).collect();
     for object in &incidents {
         let (api_version, kind, namespace, name) = identity(object);
         if kind != "Node" {
@@ -436,7 +363,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         Duration::from_secs(120),
         &diagnostics,
         || {
-            let got = received.lock().unwrap();
+            let got = delivered(&received);
             fired
                 .iter()
                 .all(|f| {

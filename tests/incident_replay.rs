@@ -23,116 +23,19 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use common::daemons::{Daemon, free_port, wait_until};
+use axum::routing::get;
+use common::alerting::{
+    Notification, alertmanager, alertmanager_config, shortened_rules, start_receiver,
+};
+use common::daemons::wait_until;
 use common::exporter::Exporter;
 use serde_json::{Value, json};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The rules with every duration in minutes read as seconds.
-fn shortened_rules() -> String {
-    let text = std::fs::read_to_string(root().join("alerts/kube-lifecycle.rules.yaml")).unwrap();
-    let mut out = String::new();
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        match ["for: ", "keep_firing_for: "]
-            .iter()
-            .find_map(|key| trimmed.strip_prefix(key).map(|v| (key, v)))
-        {
-            Some((key, value)) if value.ends_with('m') => {
-                out.push_str(&format!("{indent}{key}{}s", value.trim_end_matches('m')))
-            }
-            _ => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    assert!(out.contains("keep_firing_for: 5s") && out.contains("for: 10s"));
-    out
-}
-
-/// The shipped Alertmanager configuration, plus `extra` inhibit rules, with the
-/// receivers pointing at `receiver` and 1s grouping.
-fn alertmanager_config(receiver: &str, extra_inhibitions: Option<&str>) -> String {
-    let text = std::fs::read_to_string(root().join("alerts/alertmanager.yaml")).unwrap();
-    let mut config: Value = serde_saphyr::from_str(
-        &text
-            .replace("http://alert-receiver.example", receiver)
-            .replace("group_wait: 30s", "group_wait: 1s")
-            .replace("group_interval: 5m", "group_interval: 1s"),
-    )
-    .unwrap();
-    assert_eq!(config["route"]["group_wait"], "1s");
-    if let Some(extra) = extra_inhibitions {
-        let extra: Value = serde_saphyr::from_str(extra).unwrap();
-        let rules = config["inhibit_rules"].as_array_mut().unwrap();
-        rules.extend(extra["inhibit_rules"].as_array().unwrap().iter().cloned());
-    }
-    // JSON is YAML.
-    serde_json::to_string_pretty(&config).unwrap()
-}
-
-/// One webhook notification: the route it came by, its status, its alerts' labels.
-#[derive(Debug, Clone)]
-struct Notification {
-    severity: String,
-    status: String,
-    alerts: Vec<(String, Value)>,
-}
-
-impl Notification {
-    fn cluster(&self) -> Option<&str> {
-        self.alerts.first().and_then(|(_, l)| l["cluster"].as_str())
-    }
-    fn names(&self) -> Vec<String> {
-        self.alerts
-            .iter()
-            .map(|(_, l)| l["alertname"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
-}
-
-type Received = Arc<Mutex<Vec<Notification>>>;
-
-async fn start_receiver() -> (String, Received) {
-    let received: Received = Arc::default();
-    async fn hook(
-        State(sink): State<Received>,
-        axum::extract::Path(severity): axum::extract::Path<String>,
-        Json(body): Json<Value>,
-    ) -> &'static str {
-        let alerts = body["alerts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|a| {
-                (
-                    a["status"].as_str().unwrap_or("").to_string(),
-                    a["labels"].clone(),
-                )
-            })
-            .collect();
-        sink.lock().unwrap().push(Notification {
-            severity,
-            status: body["status"].as_str().unwrap_or("").to_string(),
-            alerts,
-        });
-        "ok"
-    }
-    let app = axum::Router::new()
-        .route("/{severity}", post(hook))
-        .with_state(received.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{address}"), received)
 }
 
 /// A scrape target in front of an exporter: it can fail scrapes (a missed scrape)
@@ -612,26 +515,7 @@ async fn incidents_page_once_and_never_flap() {
         );
     }
 
-    let am_port = free_port();
-    std::fs::write(
-        dir.path().join("alertmanager.yaml"),
-        alertmanager_config(&receiver, None),
-    )
-    .unwrap();
-    let _alertmanager = Daemon::spawn(
-        "alertmanager",
-        "prometheus-alertmanager",
-        &[
-            format!(
-                "--config.file={}",
-                dir.path().join("alertmanager.yaml").display()
-            ),
-            format!("--storage.path={}", dir.path().join("am-data").display()),
-            format!("--web.listen-address=127.0.0.1:{am_port}"),
-            "--cluster.listen-address=".into(),
-        ],
-        dir.path(),
-    );
+    let (_alertmanager, am_port) = alertmanager(dir.path(), &alertmanager_config(&receiver, None));
     std::fs::write(dir.path().join("rules.yaml"), shortened_rules()).unwrap();
     let targets: String = running
         .iter()
@@ -743,7 +627,7 @@ async fn incidents_page_once_and_never_flap() {
             ));
         }
         for n in pages.iter().chain(&tickets) {
-            if n.status != "firing" || n.alerts.iter().any(|(s, _)| s != "firing") {
+            if n.status != "firing" || n.alerts.iter().any(|a| a["status"] != "firing") {
                 problems.push(format!(
                     "{}: resolved mid-incident (a flap): {n:#?}",
                     incident.name
@@ -779,26 +663,8 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
     let (receiver, received) = start_receiver().await;
     let extra =
         std::fs::read_to_string(root().join("alerts/kubernetes-mixin-inhibitions.yaml")).unwrap();
-    let am_port = free_port();
-    std::fs::write(
-        dir.path().join("alertmanager.yaml"),
-        alertmanager_config(&receiver, Some(&extra)),
-    )
-    .unwrap();
-    let alertmanager = Daemon::spawn(
-        "alertmanager",
-        "prometheus-alertmanager",
-        &[
-            format!(
-                "--config.file={}",
-                dir.path().join("alertmanager.yaml").display()
-            ),
-            format!("--storage.path={}", dir.path().join("am-data").display()),
-            format!("--web.listen-address=127.0.0.1:{am_port}"),
-            "--cluster.listen-address=".into(),
-        ],
-        dir.path(),
-    );
+    let (alertmanager, am_port) =
+        alertmanager(dir.path(), &alertmanager_config(&receiver, Some(&extra)));
     let ksm = |extra: Value| -> Value {
         let mut labels = json!({"job": "kube-state-metrics", "instance": "10.0.3.4:8080", "service": "kube-state-metrics",
             "endpoint": "http", "cluster": "prod", "severity": "warning"});
@@ -941,7 +807,7 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             .unwrap()
             .iter()
             .flat_map(|n| n.alerts.clone())
-            .any(|(_, l)| &l == labels)
+            .any(|a| &a["labels"] == labels)
     };
     wait_until(
         "the alerts that must arrive",

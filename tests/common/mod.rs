@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod alerting;
 pub mod daemons;
 pub mod dashboards;
 pub mod exporter;

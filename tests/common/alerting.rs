@@ -1,0 +1,141 @@
+//! What the end-to-end tests of the rule pack share: the test-only rewrite of the
+//! shipped rules and Alertmanager configuration (alerts/README.md), a webhook
+//! receiver that records every notification, and a real Alertmanager.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::State;
+use axum::routing::post;
+use serde_json::Value;
+
+use super::daemons::{Daemon, free_port};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shipped rules with every `for` and `keep_firing_for` in minutes read as
+/// seconds.
+pub fn shortened_rules() -> String {
+    let text = std::fs::read_to_string(root().join("alerts/kube-lifecycle.rules.yaml")).unwrap();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        match ["for: ", "keep_firing_for: "]
+            .iter()
+            .find_map(|key| trimmed.strip_prefix(key).map(|v| (key, v)))
+        {
+            Some((key, value)) if value.ends_with('m') => {
+                out.push_str(&format!("{indent}{key}{}s", value.trim_end_matches('m')))
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    assert!(out.contains("keep_firing_for: 5s") && out.contains("for: 10s"));
+    out
+}
+
+/// The shipped Alertmanager configuration, plus the inhibit rules of `extra` (a
+/// YAML document with `inhibit_rules:`), with the receivers pointing at
+/// `receiver` and 1s grouping.
+pub fn alertmanager_config(receiver: &str, extra: Option<&str>) -> String {
+    let text = std::fs::read_to_string(root().join("alerts/alertmanager.yaml")).unwrap();
+    let mut config: Value = serde_saphyr::from_str(
+        &text
+            .replace("http://alert-receiver.example", receiver)
+            .replace("group_wait: 30s", "group_wait: 1s")
+            .replace("group_interval: 5m", "group_interval: 1s"),
+    )
+    .unwrap();
+    assert_eq!(config["route"]["group_wait"], "1s");
+    if let Some(extra) = extra {
+        let extra: Value = serde_saphyr::from_str(extra).unwrap();
+        let rules = config["inhibit_rules"].as_array_mut().unwrap();
+        rules.extend(extra["inhibit_rules"].as_array().unwrap().iter().cloned());
+    }
+    // JSON is YAML.
+    serde_json::to_string_pretty(&config).unwrap()
+}
+
+/// One webhook notification: the route it came by (`critical`, `warning`,
+/// `info`), its status and its alerts (status, labels, annotations).
+#[derive(Debug, Clone)]
+pub struct Notification {
+    pub severity: String,
+    pub status: String,
+    pub alerts: Vec<Value>,
+}
+
+impl Notification {
+    /// The `cluster` label of its alerts (Alertmanager groups by it).
+    pub fn cluster(&self) -> Option<&str> {
+        self.alerts
+            .first()
+            .and_then(|a| a["labels"]["cluster"].as_str())
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.alerts
+            .iter()
+            .map(|a| {
+                a["labels"]["alertname"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    }
+}
+
+pub type Received = Arc<Mutex<Vec<Notification>>>;
+
+/// A webhook receiver on a free port: its base URL (routes `/<severity>`) and
+/// what it received.
+pub async fn start_receiver() -> (String, Received) {
+    let received: Received = Arc::default();
+    async fn hook(
+        State(sink): State<Received>,
+        axum::extract::Path(severity): axum::extract::Path<String>,
+        Json(body): Json<Value>,
+    ) -> &'static str {
+        sink.lock().unwrap().push(Notification {
+            severity,
+            status: body["status"].as_str().unwrap_or("").to_string(),
+            alerts: body["alerts"].as_array().cloned().unwrap_or_default(),
+        });
+        "ok"
+    }
+    let app = axum::Router::new()
+        .route("/{severity}", post(hook))
+        .with_state(received.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{address}"), received)
+}
+
+/// Alertmanager (Debian package `prometheus-alertmanager`) with `config`, in
+/// `dir`; returns it and its port.
+pub fn alertmanager(dir: &Path, config: &str) -> (Daemon, u16) {
+    let port = free_port();
+    let path = dir.join("alertmanager.yaml");
+    std::fs::write(&path, config).unwrap();
+    let daemon = Daemon::spawn(
+        "alertmanager",
+        "prometheus-alertmanager",
+        &[
+            format!("--config.file={}", path.display()),
+            format!("--storage.path={}", dir.join("am-data").display()),
+            format!("--web.listen-address=127.0.0.1:{port}"),
+            "--cluster.listen-address=".into(),
+        ],
+        dir,
+    );
+    (daemon, port)
+}
