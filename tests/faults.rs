@@ -30,7 +30,11 @@ const LISTS: [(&str, &str, &str); 10] = [
     ("/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet"),
     ("/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet"),
     ("/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet"),
-    ("/api/v1/replicationcontrollers", "v1", "ReplicationController"),
+    (
+        "/api/v1/replicationcontrollers",
+        "v1",
+        "ReplicationController",
+    ),
     ("/apis/batch/v1/jobs", "batch/v1", "Job"),
     ("/api/v1/events?fieldSelector=type%3DWarning", "v1", "Event"),
 ];

@@ -9,6 +9,7 @@ use std::sync::Arc;
 // and hashing them weighs on every list.
 use foldhash::HashMap;
 
+use super::controllers::{Job, ReplicationController};
 use super::event::Event;
 use super::event_store::EventStore;
 use super::index::{index_insert, index_remove};
@@ -21,7 +22,6 @@ use super::object::Object;
 use super::owner::{OwnerKey, owner_uid_agrees};
 use super::pod::Pod;
 use super::uid::Uid;
-use super::controllers::{Job, ReplicationController};
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
 /// Whether two versions of a pod sit in the same index entries (node,

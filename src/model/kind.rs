@@ -140,7 +140,10 @@ mod tests {
         assert_eq!(Kind::of("apps", "Pod"), None);
         assert_eq!(Kind::of("batch", "Job"), Some(Kind::Job));
         assert_eq!(Kind::of("apps", "Job"), None);
-        assert_eq!(Kind::of("", "ReplicationController"), Some(Kind::ReplicationController));
+        assert_eq!(
+            Kind::of("", "ReplicationController"),
+            Some(Kind::ReplicationController)
+        );
     }
 
     #[test]
