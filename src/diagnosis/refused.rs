@@ -21,9 +21,10 @@
 //! shortage, or with the evidence: once the pods exist, or no refusal is left
 //! to show (events older than `--event-max-age` are forgotten).
 
-use crate::model::{Cluster, Condition, ConditionStatus, Event, Job, Kind, Meta, Time};
+use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
 
 use super::classify::{Refusal, is_refusal_event, refusal};
+use super::placement::daemon_pod_fits;
 use super::{Anomaly, Cause, DaemonSetCause, Detail, Finding, namespace_of};
 
 /// A controller of pods, as this diagnosis sees it.
@@ -61,15 +62,46 @@ pub(super) fn diagnose(cluster: &Cluster, out: &mut Vec<Finding>) {
             current: s.status.replicas,
             replica_failure: None,
         }))
-        .chain(cluster.daemon_sets().map(|d| Controller {
-            kind: Kind::DaemonSet,
-            meta: &d.metadata,
-            desired: d.status.desired_number_scheduled,
-            current: d.status.current_number_scheduled,
-            replica_failure: None,
-        }))
+        .chain(cluster.daemon_sets().map(|d| daemon_set(cluster, d)))
         .chain(cluster.jobs().map(job));
     out.extend(controllers.filter_map(|c| judge(cluster, &c)));
+}
+
+/// A DaemonSet counts by its status; one with no status written at all (a
+/// controller that has not synced it, a hand-made dump) by the Ready nodes its
+/// template admits and the pods it has, when it has a refusal to explain: the
+/// nodes are walked only then.
+fn daemon_set<'a>(cluster: &'a Cluster, d: &'a DaemonSet) -> Controller<'a> {
+    let s = &d.status;
+    let m = &d.metadata;
+    let unwritten = s.desired_number_scheduled == 0 && s.current_number_scheduled == 0;
+    let (desired, current) = if unwritten
+        && cluster
+            .events_about(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+            .any(|e| is_refusal_event(&e.reason))
+    {
+        let eligible = cluster
+            .nodes()
+            .filter(|n| n.is_ready() && daemon_pod_fits(&d.spec.template.spec, n))
+            .count();
+        let pods = cluster
+            .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+            .filter(|p| !p.is_terminating())
+            .count();
+        (
+            i32::try_from(eligible).unwrap_or(i32::MAX),
+            i32::try_from(pods).unwrap_or(i32::MAX),
+        )
+    } else {
+        (s.desired_number_scheduled, s.current_number_scheduled)
+    };
+    Controller {
+        kind: Kind::DaemonSet,
+        meta: &d.metadata,
+        desired,
+        current,
+        replica_failure: None,
+    }
 }
 
 fn job(j: &Job) -> Controller<'_> {
@@ -426,6 +458,44 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_daemon_set_without_status_counts_its_nodes() {
+        let mut c = Cluster::new();
+        for (name, ready) in [("n1", "True"), ("n2", "True"), ("n3", "False")] {
+            c.apply(object::<crate::model::Node>(&format!(
+                r#"{{"metadata":{{"name":"{name}"}},"status":{{"conditions":[{{"type":"Ready","status":"{ready}"}}]}}}}"#
+            )));
+        }
+        c.apply(object::<crate::model::DaemonSet>(
+            r#"{"metadata":{"name":"agent","namespace":"shop","uid":"uid-agent"},
+                "spec":{"template":{"spec":{"containers":[{"name":"a"}]}}}}"#,
+        ));
+        c.apply(failed_create(
+            "DaemonSet",
+            "agent",
+            "FailedCreate",
+            r#"Error creating: pods "agent-" is forbidden: error looking up service account shop/agent: serviceaccount "agent" not found"#,
+            "2024-05-01T11:00:00Z",
+        ));
+        let found = refused(&c);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        match found[0].detail {
+            Detail::Refused {
+                desired, current, ..
+            } => assert_eq!((desired, current), (2, 0)),
+            ref other => panic!("{other:?}"),
+        }
+        // With a pod on each Ready node it is not short.
+        for node in ["n1", "n2"] {
+            c.apply(object::<crate::model::Pod>(&format!(
+                r#"{{"metadata":{{"name":"agent-{node}","namespace":"shop","uid":"p-{node}",
+                    "ownerReferences":[{{"kind":"DaemonSet","name":"agent","uid":"uid-agent","controller":true}}]}},
+                   "spec":{{"nodeName":"{node}"}},"status":{{"phase":"Running"}}}}"#
+            )));
+        }
+        assert_eq!(refused(&c), vec![]);
     }
 
     #[test]

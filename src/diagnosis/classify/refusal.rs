@@ -151,6 +151,11 @@ const SHAPES: &[Shape] = &[
             Some(webhook(WebhookUnreachable, name))
         },
     },
+    // The inner words of 1.23+, when a message was cut before the name.
+    Shape {
+        words: &["failed to call webhook"],
+        read: |_, _, _| Some(Refusal::new(WebhookUnreachable)),
+    },
     // --- ResourceQuota. ---
     Shape {
         words: &["exceeded quota:"],
@@ -457,6 +462,10 @@ mod tests {
         assert_eq!((r.cause, r.level), (PodSecurity, Some("baseline")));
         let r = refusal(r#"violates PodSecurity "nonsense:latest": x"#);
         assert_eq!((r.cause, r.level), (PodSecurity, None));
+        // Cut before the webhook's name: still the webhook that cannot be called.
+        let r =
+            refusal(r#"failed to call webhook: Post "https://svc.ns.svc:443/x?timeout=10s": EOF"#);
+        assert_eq!((r.cause, r.webhook), (WebhookUnreachable, None));
         // Not a name: no label.
         let r = refusal(r#"admission webhook "a b{c}" denied the request"#);
         assert_eq!((r.cause, r.webhook), (WebhookDenied, None));
