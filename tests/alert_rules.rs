@@ -319,7 +319,7 @@ fn severities_follow_the_written_policy() {
         documented, in_rules,
         "alerts/README.md's table of alerts (severity, for) and the rule file disagree"
     );
-    // A page is rare: the policy names five kinds of certain outage.
+    // A page is rare: the policy names six kinds of certain outage.
     let pages: Vec<_> = in_rules
         .iter()
         .filter(|(_, (s, _))| s == "critical")
@@ -328,6 +328,7 @@ fn severities_follow_the_written_policy() {
     assert_eq!(
         pages,
         [
+            "KubeLifecycleAdmissionWebhookUnreachable",
             "KubeLifecycleDeploymentRecreateBlocked",
             "KubeLifecycleExporterDown",
             "KubeLifecycleNodeLost",
@@ -372,6 +373,9 @@ const KUBERNETES_MIXIN_FOR: &[(&str, &str)] = &[
     ("KubeNodeNotReady", "15m"),
     ("KubeNodeUnreachable", "15m"),
     ("KubeSchedulerDown", "15m"),
+    // No `for`: its expression fires once a Job has been active longer than
+    // kubeJobTimeoutDuration, 12 hours by default (config.libsonnet).
+    ("KubeJobNotCompleted", "12h"),
 ];
 
 /// An inhibiting alert must fire no later than the alerts it inhibits: were it

@@ -80,6 +80,11 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod default/mypod[sh] crash_loop oom_killed",
         "Pod prophet-resource-qa312/pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw[predictor] container_config read_only_fs",
         "DaemonSet monitoring/my-prom-prometheus-node-exporter daemonset_unscheduled host_port_conflict",
+        "Job billing/db-migrate pod_create_refused service_account_missing",
+        "ReplicaSet billing/invoice-6d5f7c9b8 pod_create_refused quota_exceeded",
+        "DaemonSet logging/log-agent pod_create_refused pod_security",
+        "StatefulSet orders/queue pod_create_refused webhook_unreachable",
+        "ReplicaSet payments/api-7b9c5d6f4 pod_create_refused webhook_unreachable",
     ];
     assert_eq!(got, want);
 }
@@ -168,7 +173,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 17, "{text}");
+    assert_eq!(lines.len(), 22, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -192,7 +197,8 @@ fn the_table_is_aligned_and_names_every_finding() {
     }
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
-    assert!(stderr(&out).contains("16 findings"), "{}", stderr(&out));
+    assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
+    assert!(stderr(&out).contains("21 findings"), "{}", stderr(&out));
 }
 
 #[test]
@@ -213,6 +219,9 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     ));
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
     assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
+    // What a refusal names, as labels; empty where it names nothing.
+    assert!(text.contains("kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{namespace=\"billing\",owner_kind=\"ReplicaSet\",owner_name=\"invoice-6d5f7c9b8\",deployment=\"invoice\",cause=\"quota_exceeded\",quota=\"billing-compute\",resource=\"limits.memory\",webhook=\"\",pod_security_level=\"\"} 1717191602.0"), "{text}");
+    assert!(text.contains("kube_lifecycle_workload_pod_create_refused_missing_pods{namespace=\"payments\",owner_kind=\"ReplicaSet\",owner_name=\"api-7b9c5d6f4\",cause=\"webhook_unreachable\"} 2"), "{text}");
     assert!(
         !text.contains("KillContainerError"),
         "raw messages never reach the exposition"

@@ -26,6 +26,8 @@ use serde_json::{Value, json};
 
 const RUNBOOK_BASE: &str = "https://kube-lifecycle-exporter.example/runbooks";
 const REGISTRY: &str = "harbor.e2e.internal";
+/// The admission webhook whose outage examples/incidents.yaml stages.
+const WEBHOOK: &str = "namespace.sidecar-injector.istio.io";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -218,6 +220,19 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
             "my-prom-prometheus-node-exporter",
         ),
         ("KubeLifecycleRegistryPullFailing", "registry", REGISTRY),
+        // One page for the injector's webhook; its workloads' tickets are inhibited.
+        (
+            "KubeLifecycleAdmissionWebhookUnreachable",
+            "webhook",
+            WEBHOOK,
+        ),
+        (
+            "KubeLifecyclePodCreateQuotaExceeded",
+            "owner_name",
+            "invoice-6d5f7c9b8",
+        ),
+        ("KubeLifecyclePodCreateRefused", "job_name", "db-migrate"),
+        ("KubeLifecyclePodCreateRefused", "daemonset", "log-agent"),
     ]
     .into_iter()
     .collect();
@@ -288,6 +303,10 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
                 "inhibited by KubeLifecycleRegistryPullFailing: {alert:#}"
             );
             assert!(
+                !(name == "KubeLifecyclePodCreateRefused" && alert["labels"]["webhook"] == WEBHOOK),
+                "inhibited by KubeLifecycleAdmissionWebhookUnreachable: {alert:#}"
+            );
+            assert!(
                 !name.starts_with("KubeLifecycleExporter")
                     && !name.starts_with("KubeLifecycleWatch"),
                 "the exporter is healthy: {alert:#}"
@@ -314,6 +333,16 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
     ] {
         assert!(firing_names.contains(inhibited), "{firing_names:?}");
     }
+    let refused_by_webhook = firing["data"]["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| {
+            s["metric"]["alertname"] == "KubeLifecyclePodCreateRefused"
+                && s["metric"]["webhook"] == WEBHOOK
+        })
+        .count();
+    assert_eq!(refused_by_webhook, 2, "{firing:#}");
     assert!(
         firing_names.contains("KubeLifecycleImagePullNotFound")
             || firing_names.contains("KubeLifecycleImagePullUnauthorized"),
@@ -389,4 +418,6 @@ const SEEDED_FAMILIES: &[&str] = &[
     "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
     "kube_lifecycle_container_config_error_since_timestamp_seconds",
     "kube_lifecycle_daemonset_unscheduled_nodes",
+    "kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds",
+    "kube_lifecycle_workload_pod_create_refused_missing_pods",
 ];

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 const BOUND: Duration = Duration::from_secs(45);
 
 /// The resources the exporter watches, as (list path, apiVersion, kind).
-const LISTS: [(&str, &str, &str); 8] = [
+const LISTS: [(&str, &str, &str); 10] = [
     ("/api/v1/nodes", "v1", "Node"),
     ("/api/v1/namespaces", "v1", "Namespace"),
     ("/api/v1/pods", "v1", "Pod"),
@@ -30,6 +30,12 @@ const LISTS: [(&str, &str, &str); 8] = [
     ("/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet"),
     ("/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet"),
     ("/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet"),
+    (
+        "/api/v1/replicationcontrollers",
+        "v1",
+        "ReplicationController",
+    ),
+    ("/apis/batch/v1/jobs", "batch/v1", "Job"),
     ("/api/v1/events?fieldSelector=type%3DWarning", "v1", "Event"),
 ];
 

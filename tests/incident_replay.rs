@@ -5,9 +5,10 @@
 //! the test, which counts the notifications each incident causes, per severity.
 //! In the middle of two incidents a scrape fails and the exporter restarts.
 //!
-//! The bar (alerts/README.md): exactly one page for a lost node or a failing
-//! registry, none for a node-local image problem or one misconfigured pod, and no
-//! flap (nothing resolved, nothing sent again) across a missed scrape or a restart.
+//! The bar (alerts/README.md): exactly one page for a lost node, a failing registry
+//! or an admission webhook outage, none for a node-local image problem or one
+//! misconfigured pod, and no flap (nothing resolved, nothing sent again) across a
+//! missed scrape or a restart.
 //!
 //! The test-only rewrite of the shipped files is alerts/README.md's: `for` and
 //! `keep_firing_for` in minutes become seconds; the Alertmanager configuration's
@@ -424,6 +425,87 @@ fn scheduler_name_typo() -> Vec<Value> {
     objects
 }
 
+/// A controller's `FailedCreate` warning event about itself.
+fn failed_create(namespace: &str, kind: &str, name: &str, component: &str, message: &str) -> Value {
+    let api = match kind {
+        "Job" => "batch/v1",
+        "ReplicationController" => "v1",
+        _ => "apps/v1",
+    };
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{name}.{}", &uid(message)[..12]), "namespace": namespace},
+        "involvedObject": {"apiVersion": api, "kind": kind, "name": name, "namespace": namespace, "uid": uid(name)},
+        "reason": "FailedCreate", "message": message, "type": "Warning", "count": 23,
+        "source": {"component": component},
+        "firstTimestamp": at(-1400), "lastTimestamp": at(-20)})
+}
+
+const INJECTOR: &str = "inject.mesh.example.io";
+
+/// The mesh's sidecar injector is down and its webhook fails closed: in every
+/// namespace it covers, no pod is created. Rollouts in two namespaces, a
+/// StatefulSet in a third and a DaemonSet in a fourth are refused, each with its
+/// controller's wording of the same failure (a timeout, no endpoints, a refused
+/// connection).
+fn webhook_outage() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    let call = |error: &str| {
+        format!(
+            "Internal error occurred: failed calling webhook \"{INJECTOR}\": failed to call webhook: Post \"https://injector.mesh-system.svc:443/inject?timeout=10s\": {error}"
+        )
+    };
+    for (ns, deployment, rs, error) in [
+        ("shop", "web", "web-6c8d9f7b5", "context deadline exceeded"),
+        (
+            "billing",
+            "api",
+            "api-7d9e8f6c4",
+            "no endpoints available for service \"injector\"",
+        ),
+    ] {
+        objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": rs, "namespace": ns, "uid": uid(rs), "creationTimestamp": at(-1500),
+                "ownerReferences": owner("Deployment", deployment)},
+            "spec": {"replicas": 3}, "status": {"replicas": 1,
+                "conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+                    "message": call(error), "lastTransitionTime": at(-1400)}]}}));
+        objects.push(failed_create(
+            ns,
+            "ReplicaSet",
+            rs,
+            "replicaset-controller",
+            &format!("Error creating: {}", call(error)),
+        ));
+    }
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "queue", "namespace": "orders", "uid": uid("queue"), "creationTimestamp": at(-1500)},
+        "spec": {"replicas": 3}, "status": {"replicas": 2}}));
+    objects.push(failed_create(
+        "orders",
+        "StatefulSet",
+        "queue",
+        "statefulset-controller",
+        &format!(
+            "create Pod queue-2 in StatefulSet queue failed error: {}",
+            call("dial tcp 10.96.14.7:443: connect: connection refused")
+        ),
+    ));
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "log-agent", "namespace": "logging", "uid": uid("log-agent"), "creationTimestamp": at(-1500)},
+        "spec": {"selector": {"matchLabels": {"app": "log-agent"}},
+            "template": {"metadata": {"labels": {"app": "log-agent"}},
+                "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "agent", "image": "fluent-bit:3.0"}]}}},
+        "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 0, "numberReady": 0}}));
+    objects.push(failed_create(
+        "logging",
+        "DaemonSet",
+        "log-agent",
+        "daemonset-controller",
+        &format!("Error creating: {}", call("context deadline exceeded")),
+    ));
+    objects
+}
+
 /// The pages and tickets each incident must make, at most and at least.
 struct Incident {
     name: &'static str,
@@ -469,6 +551,16 @@ const INCIDENTS: &[Incident] = &[
         page: None,
         tickets: (1, 1),
         disturbed: false,
+    },
+    // One page for the webhook; the four refused workloads' tickets are
+    // inhibited by it, through a missed scrape and a restart.
+    Incident {
+        name: "webhook-outage",
+        objects: webhook_outage,
+        pages: 1,
+        page: Some("KubeLifecycleAdmissionWebhookUnreachable"),
+        tickets: (0, 0),
+        disturbed: true,
     },
     Incident {
         name: "scheduler-typo",
@@ -764,6 +856,58 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             json!({"alertname": "KubeSchedulerDown", "job": "kube-scheduler", "cluster": "prod", "severity": "critical"}),
             false,
         ),
+        // A webhook outage: the page arrives; the refused workload's ticket is
+        // inhibited by it, and still silences the mixin's alert for its Deployment
+        // (Alertmanager takes inhibited alerts as inhibition sources too).
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleAdmissionWebhookUnreachable", "webhook": INJECTOR, "severity": "critical"}),
+            ),
+            true,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecyclePodCreateRefused", "namespace": "shop", "owner_kind": "ReplicaSet", "owner_name": "web-6c8d9f7b5", "deployment": "web", "cause": "webhook_unreachable", "webhook": INJECTOR, "severity": "warning"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeDeploymentReplicasMismatch", "namespace": "shop", "deployment": "web"}),
+            ),
+            false,
+        ),
+        // Refusals by kind: the mixin's alert for the same StatefulSet or Job only.
+        (
+            ours(
+                json!({"alertname": "KubeLifecyclePodCreateRefused", "namespace": "orders", "owner_kind": "StatefulSet", "owner_name": "queue", "statefulset": "queue", "cause": "pod_security", "pod_security_level": "restricted", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeStatefulSetReplicasMismatch", "namespace": "orders", "statefulset": "queue"}),
+            ),
+            false,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecyclePodCreateQuotaExceeded", "namespace": "batch", "owner_kind": "Job", "owner_name": "nightly", "job_name": "nightly", "cause": "quota_exceeded", "quota": "batch-pods", "resource": "count/pods", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeJobNotCompleted", "namespace": "batch", "job_name": "nightly"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeJobNotCompleted", "namespace": "batch", "job_name": "weekly"}),
+            ),
+            true,
+        ),
         // Another cluster's identical object is never silenced by this one's.
         (
             json!({"alertname": "KubePodCrashLooping", "namespace": "shop", "pod": "web-1", "container": "app", "cluster": "staging", "severity": "warning"}),
@@ -786,11 +930,30 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
         },
     )
     .await;
-    // Posted twice, as Prometheus resends: inhibition must hold on the second too.
-    for _ in 0..2 {
+    // Sources before targets: every inhibiting alert's `for` is at most its
+    // targets' (tests/alert_rules.rs), so in an incident the source reaches
+    // Alertmanager first; posted in one batch, a target can be dispatched before
+    // the inhibitor has seen its source, a race no deployment has. So this pack's
+    // pages (which inhibit its tickets) first, then its tickets (which inhibit
+    // the mixin's alerts).
+    let ours_only = |pages_only: bool| -> Vec<Value> {
+        body.iter()
+            .filter(|a| {
+                a["labels"]["alertname"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("KubeLifecycle"))
+                    && (!pages_only || a["labels"]["severity"] == "critical")
+            })
+            .cloned()
+            .collect()
+    };
+    let (pages, tickets) = (ours_only(true), ours_only(false));
+    // Then everything, twice, as Prometheus resends: inhibition must hold on the
+    // second too.
+    for batch in [&pages, &tickets, &body, &body] {
         let response = http
             .post(format!("http://127.0.0.1:{am_port}/api/v2/alerts"))
-            .json(&body)
+            .json(batch)
             .send()
             .await
             .unwrap();

@@ -279,7 +279,7 @@ async fn single_objects_discovery_and_unknown_paths() {
     assert_eq!(missing["message"], "pods \"nope\" not found");
     for path in [
         "/api/v1/pods/web-1",
-        "/apis/batch/v1/jobs",
+        "/apis/batch/v1/cronjobs",
         "/nonsense",
         "/api/v1/namespaces/shop/pods/web-1/log",
     ] {
@@ -306,7 +306,7 @@ async fn single_objects_discovery_and_unknown_paths() {
         .iter()
         .filter_map(|g| g["name"].as_str())
         .collect();
-    assert_eq!(groups, ["apps", "events.k8s.io"]);
+    assert_eq!(groups, ["apps", "batch", "events.k8s.io"]);
     let (_, core) = get(&server, "/api/v1").await;
     assert!(
         core["resources"]

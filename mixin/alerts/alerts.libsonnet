@@ -5,4 +5,5 @@
 + (import 'scheduling.libsonnet')
 + (import 'containers.libsonnet')
 + (import 'images.libsonnet')
++ (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')

@@ -36,6 +36,13 @@
       ])],
       equal: [c.clusterLabel, 'registry'],
     },
+    {
+      // An admission webhook that cannot be called: the workloads whose pods it
+      // refuses (their tickets name the webhook).
+      source_matchers: ['alertname="KubeLifecycleAdmissionWebhookUnreachable"'],
+      target_matchers: ['alertname="KubeLifecyclePodCreateRefused"'],
+      equal: [c.clusterLabel, 'webhook'],
+    },
   ],
 
   // This pack's alert (source) says why; the kubernetes-mixin's (target) only that.
@@ -97,6 +104,31 @@
       source_matchers: ['alertname="KubeLifecycleSchedulerNotScheduling"'],
       target_matchers: ['alertname="KubeSchedulerDown"'],
       equal: [c.clusterLabel],
+    },
+    // A workload whose pods the API server refuses is short of replicas, which
+    // is all the mixin's alerts for it say. The per-workload refusal alerts carry
+    // the mixin's label for their workload (deployment, statefulset, daemonset,
+    // job_name), and silence the mixin's even while a webhook's page inhibits
+    // them (Alertmanager takes inhibited alerts as sources too).
+    {
+      source_matchers: [names(['KubeLifecyclePodCreateRefused', 'KubeLifecyclePodCreateQuotaExceeded'])],
+      target_matchers: [names(['KubeDeploymentReplicasMismatch', 'KubeDeploymentRolloutStuck'])],
+      equal: [c.clusterLabel, 'namespace', 'deployment'],
+    },
+    {
+      source_matchers: [names(['KubeLifecyclePodCreateRefused', 'KubeLifecyclePodCreateQuotaExceeded'])],
+      target_matchers: ['alertname="KubeStatefulSetReplicasMismatch"'],
+      equal: [c.clusterLabel, 'namespace', 'statefulset'],
+    },
+    {
+      source_matchers: [names(['KubeLifecyclePodCreateRefused', 'KubeLifecyclePodCreateQuotaExceeded'])],
+      target_matchers: [names(['KubeDaemonSetNotScheduled', 'KubeDaemonSetRolloutStuck'])],
+      equal: [c.clusterLabel, 'namespace', 'daemonset'],
+    },
+    {
+      source_matchers: [names(['KubeLifecyclePodCreateRefused', 'KubeLifecyclePodCreateQuotaExceeded'])],
+      target_matchers: ['alertname="KubeJobNotCompleted"'],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
     },
   ],
 }

@@ -27,6 +27,8 @@ local panels = import 'lib/panels.libsonnet';
       local recreate = 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds';
       local statefulset = 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds';
       local daemonset = 'kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds';
+      local refused = 'kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds';
+      local workload = ['namespace', 'owner_kind', 'owner_name'];
       local pod = ['namespace', 'pod'];
       local container = ['namespace', 'pod', 'container'];
       local ageColumn = p.ageColumn('Age');
@@ -41,6 +43,7 @@ local panels = import 'lib/panels.libsonnet';
         'recreate_blocked',
         'statefulset_blocked',
         'daemonset_unscheduled',
+        'pod_create_refused',
       ];
 
       p.dashboard(
@@ -67,6 +70,7 @@ local panels = import 'lib/panels.libsonnet';
           p.stat('Image pull failures', 'Containers of the selected namespaces whose image cannot be pulled.', count(container, imagePull)) + p.finding('image_pull'),
           p.stat('Crash loops', 'Containers of the selected namespaces in CrashLoopBackOff.', count(container, crashLoop)) + p.finding('crash_loop'),
           p.stat('Config errors', 'Containers of the selected namespaces that cannot be created or started because of their configuration.', count(container, configError)) + p.finding('container_config'),
+          p.stat('Refused workloads', 'Workloads of the selected namespaces whose pods the API server refuses to create.', count(workload, refused)) + p.finding('pod_create_refused'),
           p.timeseries(
             'Stuck objects over time',
             'Stuck objects of the selected namespaces by anomaly over time (graceful Terminating and scheduling_gated excluded).',
@@ -80,6 +84,7 @@ local panels = import 'lib/panels.libsonnet';
               { expr: count(['namespace', 'deployment'], recreate, notGraceful), legend: 'recreate_blocked' },
               { expr: count(['namespace', 'statefulset'], statefulset, notGraceful), legend: 'statefulset_blocked' },
               { expr: count(['namespace', 'daemonset'], daemonset), legend: 'daemonset_unscheduled' },
+              { expr: count(workload, refused), legend: 'pod_create_refused' },
             ],
             w=24,
           ) + p.findingPerQuery(anomalies),
@@ -191,6 +196,18 @@ local panels = import 'lib/panels.libsonnet';
             ],
             w=8,
             anomaly='daemonset_unscheduled',
+          ),
+
+          p.table(
+            'Refused workloads in namespace',
+            'Controllers short of pods because the API server refuses them: cause, what the refusal names (quota and resources, webhook, Pod Security level), how long and how many pods are missing.',
+            workload + ['deployment', 'cause', 'quota', 'resource', 'webhook', 'pod_security_level'],
+            [ageColumn, p.numberColumn('Missing pods')],
+            [
+              age(workload + ['deployment', 'cause', 'quota', 'resource', 'webhook', 'pod_security_level'], refused),
+              p.perObject(workload + ['cause'], series('kube_lifecycle_workload_pod_create_refused_missing_pods')),
+            ],
+            anomaly='pod_create_refused',
           ),
 
           p.row('Namespace deletion'),

@@ -38,6 +38,9 @@ local panels = import 'lib/panels.libsonnet';
       local recreate = 'kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds';
       local statefulset = 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds';
       local daemonset = 'kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds';
+      local refused = 'kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds';
+      local refusedMissing = 'kube_lifecycle_workload_pod_create_refused_missing_pods';
+      local workload = ['namespace', 'owner_kind', 'owner_name'];
       local age = p.ageColumn('Age');
 
       // The exporter's targets, as the job variable selects them.
@@ -83,6 +86,7 @@ local panels = import 'lib/panels.libsonnet';
           findingsStat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).', 'recreate_blocked', notGraceful),
           findingsStat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).', 'statefulset_blocked', notGraceful),
           findingsStat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.', 'daemonset_unscheduled'),
+          findingsStat('Workloads refused pods', 'ReplicaSets, StatefulSets, DaemonSets, Jobs and ReplicationControllers short of pods because the API server refuses the ones they create (quota, LimitRange, Pod Security, admission webhooks, missing ServiceAccount...).', 'pod_create_refused'),
           p.stat('Watches not synced', 'Resource watches (per exporter instance) that have not completed their first list: findings depending on them are missing.', 'sum(1 - %s)' % p.series('kube_lifecycle_watch_synced')) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
           p.timeseries(
             'Findings by anomaly',
@@ -310,6 +314,32 @@ local panels = import 'lib/panels.libsonnet';
             w=8,
             drilldown=true,
             anomaly='daemonset_unscheduled',
+          ),
+
+          p.row('Refused pod creations'),
+          p.timeseries(
+            'Refused workloads by cause',
+            'Workloads whose pods the API server refuses, by cause: quota_exceeded / quota_requires_limits (ResourceQuota), limit_range, pod_security (level enforced by the namespace), pod_security_policy, webhook_denied, webhook_unreachable (a webhook that fails closed cannot be called: every namespace it covers is blocked), service_account_missing, namespace_terminating, invalid_spec.',
+            [{ expr: countBy('cause', workload + ['cause'], refused), legend: '{{cause}}' }],
+          ) + p.finding('pod_create_refused', p.fieldCause),
+          p.bargauge(
+            'Refused workloads by admission webhook',
+            'Workloads whose pods an admission webhook refuses (webhook_denied) or that the API server cannot call (webhook_unreachable), per webhook: one unreachable webhook with many workloads across namespaces is one outage.',
+            p.wrap('count by %s (' % p.byCluster(['webhook', 'cause']), p.perObject(workload + ['webhook', 'cause'], p.series(refused, 'webhook!=""'))),
+            '{{webhook}} ({{cause}})',
+          ) + p.finding('pod_create_refused', p.fieldCause),
+          p.table(
+            'Refused workloads',
+            'Every controller short of pods because the API server refuses them: its Deployment (for a ReplicaSet), the cause and what the refusal names (ResourceQuota and resources, webhook, Pod Security level), how long, and how many pods it is missing.',
+            workload + ['deployment', 'cause', 'quota', 'resource', 'webhook', 'pod_security_level'],
+            [age, p.numberColumn('Missing pods')],
+            [
+              p.age(workload + ['deployment', 'cause', 'quota', 'resource', 'webhook', 'pod_security_level'], refused),
+              p.perObject(workload + ['cause'], p.series(refusedMissing)),
+            ],
+            h=9,
+            drilldown=true,
+            anomaly='pod_create_refused',
           ),
 
           p.row('Lifecycle durations'),

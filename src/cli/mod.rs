@@ -34,7 +34,7 @@ pub struct Cli {
 pub enum Command {
     /// Watch the cluster and serve /metrics, /findings and a landing page (the default).
     Serve(serve::ServeArgs),
-    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,events -A -o json` (or -o yaml).
+    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,jobs,replicationcontrollers,events -A -o json` (or -o yaml).
     Diagnose(diagnose::DiagnoseArgs),
 }
 

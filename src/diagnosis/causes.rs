@@ -65,6 +65,7 @@ vocabulary! {
         CrashLoop = "crash_loop": "A container is in CrashLoopBackOff.",
         ContainerConfig = "container_config": "A container cannot be created or started because of its configuration.",
         DaemonSetUnscheduled = "daemonset_unscheduled": "A DaemonSet runs on fewer nodes than it should.",
+        PodCreateRefused = "pod_create_refused": "A ReplicaSet, StatefulSet, DaemonSet, Job or ReplicationController has fewer pods than it wants and the API server refuses the ones it tries to create (its FailedCreate event or ReplicaFailure condition).",
     }
 }
 
@@ -231,6 +232,24 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// Why the API server refuses a controller's pods (anomaly `pod_create_refused`),
+    /// from the refusal's message.
+    pub enum RefusalCause {
+        QuotaExceeded = "quota_exceeded": "A ResourceQuota of the namespace is used up (or its usage is not known yet): the quota and the resources over it are named.",
+        QuotaRequiresLimits = "quota_requires_limits": "A ResourceQuota covers a resource (limits.cpu, requests.memory...) that the pod template neither requests nor limits (\"must specify\").",
+        LimitRange = "limit_range": "The pod template is above a LimitRange maximum, below its minimum, or over its limit-to-request ratio.",
+        PodSecurity = "pod_security": "Pod Security admission refuses the pod at the level the namespace enforces (privileged, baseline, restricted; named).",
+        PodSecurityPolicy = "pod_security_policy": "No PodSecurityPolicy admits the pod (Kubernetes before 1.25; OpenShift's SecurityContextConstraints read alike).",
+        WebhookDenied = "webhook_denied": "A validating or mutating admission webhook (or a ValidatingAdmissionPolicy) refused the pod; it is named.",
+        WebhookUnreachable = "webhook_unreachable": "The API server could not call an admission webhook that fails closed (timeout, connection refused, no endpoints, missing service, certificate, an error answer): every pod it covers, in every namespace, is refused; it is named.",
+        ServiceAccountMissing = "service_account_missing": "The ServiceAccount the pod template names does not exist (or, before 1.24, has no token yet).",
+        NamespaceTerminating = "namespace_terminating": "The namespace is being deleted: it admits no new content.",
+        InvalidSpec = "invalid_spec": "Validation rejects the pod template (Pod \"x\" is invalid: ...).",
+        Other = "other": "Another refusal or error of the API server (the message is kept).",
+    }
+}
+
 /// A finding's cause, tied to its anomaly by construction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Cause {
@@ -244,6 +263,7 @@ pub enum Cause {
     CrashLoop(CrashLoopCause),
     ContainerConfig(ConfigCause),
     DaemonSetUnscheduled(DaemonSetCause),
+    PodCreateRefused(RefusalCause),
 }
 
 impl Cause {
@@ -259,6 +279,7 @@ impl Cause {
             Cause::CrashLoop(_) => Anomaly::CrashLoop,
             Cause::ContainerConfig(_) => Anomaly::ContainerConfig,
             Cause::DaemonSetUnscheduled(_) => Anomaly::DaemonSetUnscheduled,
+            Cause::PodCreateRefused(_) => Anomaly::PodCreateRefused,
         }
     }
 
@@ -273,6 +294,7 @@ impl Cause {
             Cause::CrashLoop(c) => c.as_str(),
             Cause::ContainerConfig(c) => c.as_str(),
             Cause::DaemonSetUnscheduled(c) => c.as_str(),
+            Cause::PodCreateRefused(c) => c.as_str(),
         }
     }
 
@@ -319,6 +341,9 @@ impl Cause {
                 DaemonSetCause::as_str,
                 cause,
             )?),
+            Anomaly::PodCreateRefused => {
+                Cause::PodCreateRefused(find(RefusalCause::ALL, RefusalCause::as_str, cause)?)
+            }
         })
     }
 
@@ -350,6 +375,7 @@ impl Cause {
             Anomaly::DaemonSetUnscheduled => {
                 all(DaemonSetCause::ALL, |c| (c.as_str(), c.description()))
             }
+            Anomaly::PodCreateRefused => all(RefusalCause::ALL, |c| (c.as_str(), c.description())),
         }
     }
 }

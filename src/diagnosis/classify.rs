@@ -13,7 +13,9 @@
 //!   start a container, and how a crash-looping one last ended (its exit code
 //!   before its reason string);
 //! - [`creating_event`], [`termination_event`]: the kubelet's event reason
-//!   first, then its message.
+//!   first, then its message;
+//! - [`refusal`]: the API server's refusal of a controller's pod, by the
+//!   admission plugin's own words, the outermost deciding.
 //!
 //! Every table is a list of `(cause, fragments)` rows tried top to bottom; the
 //! first row with a fragment contained in the lower-cased message wins, so more
@@ -28,11 +30,13 @@ use super::CreatingCause;
 mod chain;
 mod container;
 mod image_pull;
+mod refusal;
 mod scheduler;
 
 pub use chain::GrpcCode;
 pub use container::{container_config, last_termination};
 pub use image_pull::{image_pull, is_pull_failure_event};
+pub use refusal::{Refusal, is_refusal_event, refusal};
 pub use scheduler::{SchedulerReasons, scheduler_reasons};
 
 /// One row of a table: the cause when the message contains any fragment.

@@ -7,7 +7,8 @@
 //! - [`workloads`]: Recreate Deployments and StatefulSets blocked by such pods, DaemonSets short of nodes;
 //! - [`namespaces`]: why a namespace is still Terminating;
 //! - [`pending`]: why a pod is not scheduled;
-//! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors.
+//! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors;
+//! - [`refused`]: controllers whose pods the API server refuses to create.
 //!
 //! [`classify`] holds the message tables they share.
 
@@ -18,6 +19,7 @@ mod image_ref;
 mod namespaces;
 mod pending;
 mod placement;
+mod refused;
 pub mod runbook;
 mod terminating;
 mod workloads;
@@ -30,7 +32,7 @@ use crate::model::{Cluster, HostPort, Kind, Pod, Time};
 
 pub use causes::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    ImagePullCause, NamespaceCause, PendingCause, TerminatingCause,
+    ImagePullCause, NamespaceCause, PendingCause, RefusalCause, TerminatingCause,
 };
 pub use runbook::Runbook;
 
@@ -137,6 +139,19 @@ pub enum Detail {
         desired: i32,
         conflicting_port: Option<HostPort>,
     },
+    Refused {
+        /// The Deployment whose ReplicaSet is refused.
+        deployment: Option<String>,
+        /// What the refusal names (see [`classify::Refusal`]): the quota, the
+        /// resources, the webhook, the Pod Security level.
+        quota: Option<String>,
+        resource: Option<String>,
+        webhook: Option<String>,
+        pod_security_level: Option<&'static str>,
+        /// Pods the controller wants, and has.
+        desired: i32,
+        current: i32,
+    },
 }
 
 /// Everything wrong in `cluster` at `now`, with default thresholds.
@@ -154,6 +169,8 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
     namespaces::diagnose(cluster, &mut findings);
     pending::diagnose(cluster, &unsettled, now, settings, &mut findings);
     containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
+    refused::diagnose(cluster, &mut findings);
+    refused::supersede(&mut findings);
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings
 }

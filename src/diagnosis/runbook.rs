@@ -6,7 +6,8 @@
 //! checks that the rule file and this list name the same alerts.
 
 use super::causes::{
-    Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, TerminatingCause,
+    Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, RefusalCause,
+    TerminatingCause,
 };
 
 macro_rules! runbooks {
@@ -67,6 +68,9 @@ runbooks! {
     ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping",
     ContainerConfigError => "KubeLifecycleContainerConfigError",
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
+    AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable",
+    PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded",
+    PodCreateRefused => "KubeLifecyclePodCreateRefused",
     ExporterDown => "KubeLifecycleExporterDown",
     WatchNotSynced => "KubeLifecycleWatchNotSynced",
     WatchErrors => "KubeLifecycleWatchErrors",
@@ -152,6 +156,13 @@ impl Runbook {
             Cause::CrashLoop(_) => Runbook::ContainerCrashLooping,
             Cause::ContainerConfig(_) => Runbook::ContainerConfigError,
             Cause::DaemonSetUnscheduled(_) => Runbook::DaemonSetUnscheduled,
+            // The webhook's page explains its workloads (their per-workload
+            // KubeLifecyclePodCreateRefused is inhibited by it).
+            Cause::PodCreateRefused(RefusalCause::WebhookUnreachable) => {
+                Runbook::AdmissionWebhookUnreachable
+            }
+            Cause::PodCreateRefused(RefusalCause::QuotaExceeded) => Runbook::PodCreateQuotaExceeded,
+            Cause::PodCreateRefused(_) => Runbook::PodCreateRefused,
         }
     }
 }

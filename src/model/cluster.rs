@@ -9,6 +9,7 @@ use std::sync::Arc;
 // and hashing them weighs on every list.
 use foldhash::HashMap;
 
+use super::controllers::{Job, ReplicationController};
 use super::event::Event;
 use super::event_store::EventStore;
 use super::index::{index_insert, index_remove};
@@ -52,6 +53,8 @@ pub struct Cluster {
     replica_sets: BTreeMap<ObjectKey, Box<ReplicaSet>>,
     stateful_sets: BTreeMap<ObjectKey, Box<StatefulSet>>,
     daemon_sets: BTreeMap<ObjectKey, Box<DaemonSet>>,
+    replication_controllers: BTreeMap<ObjectKey, Box<ReplicationController>>,
+    jobs: BTreeMap<ObjectKey, Box<Job>>,
     events: EventStore,
     /// The pod indexes are looked up by node or owner and never walked, so
     /// they are hash maps; each holds its keys in a sorted list.
@@ -118,6 +121,12 @@ impl Cluster {
             Object::DaemonSet(d) => {
                 self.daemon_sets.insert(key, Box::new(d));
             }
+            Object::ReplicationController(rc) => {
+                self.replication_controllers.insert(key, Box::new(rc));
+            }
+            Object::Job(j) => {
+                self.jobs.insert(key, Box::new(j));
+            }
             Object::Event(e) => self.events.apply(e),
         }
     }
@@ -161,6 +170,12 @@ impl Cluster {
             }
             Kind::DaemonSet => {
                 self.daemon_sets.remove(key);
+            }
+            Kind::ReplicationController => {
+                self.replication_controllers.remove(key);
+            }
+            Kind::Job => {
+                self.jobs.remove(key);
             }
             Kind::Event => self.events.delete(key),
         }
@@ -213,6 +228,8 @@ impl Cluster {
             Kind::ReplicaSet => keyed(&self.replica_sets),
             Kind::StatefulSet => keyed(&self.stateful_sets),
             Kind::DaemonSet => keyed(&self.daemon_sets),
+            Kind::ReplicationController => keyed(&self.replication_controllers),
+            Kind::Job => keyed(&self.jobs),
             Kind::Event => self.events.keys().cloned().collect(),
         }
     }
@@ -234,6 +251,8 @@ impl Cluster {
             }
             Kind::StatefulSet => self.stateful_sets.clear(),
             Kind::DaemonSet => self.daemon_sets.clear(),
+            Kind::ReplicationController => self.replication_controllers.clear(),
+            Kind::Job => self.jobs.clear(),
             Kind::Event => self.events = EventStore::default(),
         }
     }
@@ -265,6 +284,8 @@ impl Cluster {
             Kind::ReplicaSet => self.replica_sets.len(),
             Kind::StatefulSet => self.stateful_sets.len(),
             Kind::DaemonSet => self.daemon_sets.len(),
+            Kind::ReplicationController => self.replication_controllers.len(),
+            Kind::Job => self.jobs.len(),
             Kind::Event => self.events.len(),
         }
     }
@@ -339,6 +360,18 @@ impl Cluster {
 
     pub(crate) fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
         self.daemon_sets.values().map(|d| &**d)
+    }
+
+    pub(crate) fn replica_sets(&self) -> impl Iterator<Item = &ReplicaSet> {
+        self.replica_sets.values().map(|r| &**r)
+    }
+
+    pub(crate) fn replication_controllers(&self) -> impl Iterator<Item = &ReplicationController> {
+        self.replication_controllers.values().map(|r| &**r)
+    }
+
+    pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values().map(|j| &**j)
     }
 
     /// Pods bound to a node.

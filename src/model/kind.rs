@@ -16,6 +16,8 @@ pub enum Kind {
     ReplicaSet,
     StatefulSet,
     DaemonSet,
+    ReplicationController,
+    Job,
     Event,
 }
 
@@ -41,7 +43,7 @@ struct About {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Pod,
         Kind::Node,
         Kind::Namespace,
@@ -49,6 +51,8 @@ impl Kind {
         Kind::ReplicaSet,
         Kind::StatefulSet,
         Kind::DaemonSet,
+        Kind::ReplicationController,
+        Kind::Job,
         Kind::Event,
     ];
 
@@ -68,6 +72,8 @@ impl Kind {
             Kind::ReplicaSet =>  About { name: "ReplicaSet",  plural: "replicasets",  group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
             Kind::StatefulSet => About { name: "StatefulSet", plural: "statefulsets", group: "apps", older_groups: NONE,       version: "v1", scope: Namespaced },
             Kind::DaemonSet =>   About { name: "DaemonSet",   plural: "daemonsets",   group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
+            Kind::ReplicationController => About { name: "ReplicationController", plural: "replicationcontrollers", group: "", older_groups: NONE, version: "v1", scope: Namespaced },
+            Kind::Job =>         About { name: "Job",         plural: "jobs",         group: "batch", older_groups: NONE,     version: "v1", scope: Namespaced },
             Kind::Event =>       About { name: "Event",       plural: "events",       group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
         };
         about
@@ -132,7 +138,12 @@ mod tests {
         assert_eq!(Kind::of("extensions", "Deployment"), Some(Kind::Deployment));
         assert_eq!(Kind::of("extensions", "StatefulSet"), None);
         assert_eq!(Kind::of("apps", "Pod"), None);
-        assert_eq!(Kind::of("batch", "Job"), None);
+        assert_eq!(Kind::of("batch", "Job"), Some(Kind::Job));
+        assert_eq!(Kind::of("apps", "Job"), None);
+        assert_eq!(
+            Kind::of("", "ReplicationController"),
+            Some(Kind::ReplicationController)
+        );
     }
 
     #[test]
@@ -148,6 +159,8 @@ mod tests {
                 "replicasets",
                 "statefulsets",
                 "daemonsets",
+                "replicationcontrollers",
+                "jobs",
                 "events"
             ]
         );

@@ -5,8 +5,8 @@
 //!
 //! - `kind.rs`: the table of kinds; `object.rs`: an object of any of them, and
 //!   the type each kind decodes into;
-//! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `event.rs`: the slim
-//!   types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
+//! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `controllers.rs`,
+//!   `event.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
 //! - `cluster.rs`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
@@ -15,6 +15,7 @@
 
 pub mod age;
 mod cluster;
+mod controllers;
 mod deferred;
 mod event;
 mod event_store;
@@ -36,6 +37,9 @@ mod workload;
 mod tests;
 
 pub use cluster::Cluster;
+pub use controllers::{
+    Job, JobSpec, JobStatus, ReplicasStatus, ReplicationController, ReplicationControllerSpec,
+};
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use kind::Kind;
 pub(crate) use meta::nullable;
@@ -58,5 +62,5 @@ pub use workload::{
     Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
     DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
     PodTemplate, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
-    Toleration,
+    StatefulSetStatus, Toleration,
 };

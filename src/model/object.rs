@@ -5,6 +5,7 @@ use std::fmt::Debug;
 
 use serde::de::DeserializeOwned;
 
+use super::controllers::{Job, ReplicationController};
 use super::event::{CoreEvent, Event};
 use super::kind::Kind;
 use super::meta::{Meta, ObjectKey};
@@ -27,6 +28,8 @@ pub enum Object {
     ReplicaSet(ReplicaSet),
     StatefulSet(StatefulSet),
     DaemonSet(DaemonSet),
+    ReplicationController(ReplicationController),
+    Job(Job),
     Event(Event),
 }
 
@@ -40,6 +43,8 @@ impl Object {
             Object::ReplicaSet(_) => Kind::ReplicaSet,
             Object::StatefulSet(_) => Kind::StatefulSet,
             Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::ReplicationController(_) => Kind::ReplicationController,
+            Object::Job(_) => Kind::Job,
             Object::Event(_) => Kind::Event,
         }
     }
@@ -64,6 +69,8 @@ impl Object {
             Object::ReplicaSet(o) => ObjectKey::from(&o.metadata),
             Object::StatefulSet(o) => ObjectKey::from(&o.metadata),
             Object::DaemonSet(o) => ObjectKey::from(&o.metadata),
+            Object::ReplicationController(o) => ObjectKey::from(&o.metadata),
+            Object::Job(o) => ObjectKey::from(&o.metadata),
             Object::Event(o) => o.key.clone(),
         }
     }
@@ -98,6 +105,8 @@ impl Kind {
             Kind::ReplicaSet => visitor.visit::<ReplicaSet>(),
             Kind::StatefulSet => visitor.visit::<StatefulSet>(),
             Kind::DaemonSet => visitor.visit::<DaemonSet>(),
+            Kind::ReplicationController => visitor.visit::<ReplicationController>(),
+            Kind::Job => visitor.visit::<Job>(),
             // The core v1 Event (what a list or watch of `events` serves).
             Kind::Event => visitor.visit::<CoreEvent>(),
         }
@@ -134,6 +143,10 @@ slim!(Deployment, Deployment, |o| Object::Deployment(o));
 slim!(ReplicaSet, ReplicaSet, |o| Object::ReplicaSet(o));
 slim!(StatefulSet, StatefulSet, |o| Object::StatefulSet(o));
 slim!(DaemonSet, DaemonSet, |o| Object::DaemonSet(o));
+slim!(ReplicationController, ReplicationController, |o| {
+    Object::ReplicationController(o)
+});
+slim!(Job, Job, |o| Object::Job(o));
 slim!(CoreEvent, Event, |o| Object::Event(Event::from(o)));
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use super::controllers::ReplicasStatus;
 use super::meta::{Labels, Meta, nullable};
 use super::pod::ContainerSpec;
 
@@ -47,6 +48,8 @@ pub struct ReplicaSet {
     pub metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
     pub spec: ReplicaSetSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: ReplicasStatus,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -67,6 +70,8 @@ pub struct StatefulSet {
     pub metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
     pub spec: StatefulSetSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: StatefulSetStatus,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -77,6 +82,13 @@ pub struct StatefulSetSpec {
     /// `OrderedReady` (the default) or `Parallel`.
     #[serde(default, deserialize_with = "nullable")]
     pub pod_management_policy: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StatefulSetStatus {
+    /// Pods the StatefulSet controller has created (ready or not).
+    #[serde(default, deserialize_with = "nullable")]
+    pub replicas: i32,
 }
 
 impl StatefulSet {

@@ -111,6 +111,23 @@ fn detail(f: &Finding) -> String {
                 _ => format!("finalizers {}", fz.join(", ")),
             }
         }
+        Detail::Refused {
+            deployment,
+            quota,
+            resource,
+            webhook,
+            pod_security_level,
+            desired,
+            current,
+        } => {
+            let mut facts = vec![format!("{current}/{desired} pods")];
+            facts.extend(deployment.iter().map(|d| format!("deployment {d}")));
+            facts.extend(quota.iter().map(|q| format!("quota {q}")));
+            facts.extend(resource.iter().cloned());
+            facts.extend(webhook.iter().map(|w| format!("webhook {w}")));
+            facts.extend(pod_security_level.iter().map(|l| format!("level {l}")));
+            format!("{}: {}", facts.join(", "), f.message)
+        }
         _ => f.message.clone(),
     };
     shorten(&facts, DETAIL_WIDTH)

@@ -510,7 +510,7 @@ function(config) {
     },
     [lib.target(lib.firingAlerts(severity), instant=true, format='table')],
   ) + {
-    local first = ['alertname', config.clusterLabel, 'node', 'namespace', 'deployment', 'statefulset', 'daemonset', 'pod', 'container', 'registry', 'cause'],
+    local first = ['alertname', config.clusterLabel, 'node', 'namespace', 'deployment', 'statefulset', 'daemonset', 'pod', 'container', 'registry', 'webhook', 'cause'],
     transformations: [
       { id: 'merge', options: {} },
       {

@@ -41,6 +41,9 @@ pub(super) enum Identity {
     /// `namespace` and `deployment` or `statefulset`, by the finding's kind: a
     /// family of both.
     Workload,
+    /// `namespace`, `owner_kind`, `owner_name`: a controller of pods of any
+    /// kind, named as kube-state-metrics names a pod's owner.
+    Controller,
 }
 
 impl Identity {
@@ -55,6 +58,7 @@ impl Identity {
             Identity::Deployment => &["namespace", "deployment"],
             Identity::StatefulSet => &["namespace", "statefulset"],
             Identity::DaemonSet => &["namespace", "daemonset"],
+            Identity::Controller => &["namespace", "owner_kind", "owner_name"],
         }
     }
 
@@ -68,7 +72,36 @@ impl Identity {
             | Identity::StatefulSet
             | Identity::DaemonSet
             | Identity::Workload => vec![text(&f.namespace), f.name.clone()],
+            Identity::Controller => vec![
+                text(&f.namespace),
+                f.kind.as_str().to_string(),
+                f.name.clone(),
+            ],
         }
+    }
+}
+
+/// `[deployment, cause, quota, resource, webhook, pod_security_level]` of a
+/// refused controller: what the refusal names, empty where it names nothing
+/// (an empty label is no label to Prometheus).
+fn refusal_labels(f: &Finding) -> Vec<String> {
+    match &f.detail {
+        Detail::Refused {
+            deployment,
+            quota,
+            resource,
+            webhook,
+            pod_security_level,
+            ..
+        } => vec![
+            text(deployment),
+            f.cause.to_string(),
+            text(quota),
+            text(resource),
+            text(webhook),
+            pod_security_level.unwrap_or_default().to_string(),
+        ],
+        _ => vec![],
     }
 }
 
@@ -365,6 +398,36 @@ pub(super) const FAMILIES: &[Family] = &[
             _ => vec![],
         },
         example: "kube_lifecycle_daemonset_unscheduled_nodes > 0",
+    },
+    Family {
+        name: "kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds",
+        help: "Unix time a controller short of pods (ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController) was first refused a pod by the API server (its earliest FailedCreate event held, or its ReplicaFailure condition), by cause and what the refusal names: the Deployment of a ReplicaSet, the ResourceQuota and resources, the admission webhook, the Pod Security level.",
+        identity: Identity::Controller,
+        labels: &[
+            "deployment",
+            "cause",
+            "quota",
+            "resource",
+            "webhook",
+            "pod_security_level",
+        ],
+        anomalies: &[Anomaly::PodCreateRefused],
+        samples: |f| since(f, refusal_labels(f)),
+        example: r#"count by (webhook) (kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{cause="webhook_unreachable"})"#,
+    },
+    Family {
+        name: "kube_lifecycle_workload_pod_create_refused_missing_pods",
+        help: "Pods a controller whose pod creations the API server refuses is short of (wanted minus created, as its status counts them), by cause.",
+        identity: Identity::Controller,
+        labels: &["cause"],
+        anomalies: &[Anomaly::PodCreateRefused],
+        samples: |f| match f.detail {
+            Detail::Refused {
+                desired, current, ..
+            } => one(vec![f.cause.to_string()], f64::from(desired - current)),
+            _ => vec![],
+        },
+        example: "sum by (namespace, cause) (kube_lifecycle_workload_pod_create_refused_missing_pods)",
     },
 ];
 

@@ -1,0 +1,184 @@
+//! Slim Jobs and ReplicationControllers, and what the controllers of pods
+//! report when the API refuses their pods: the `ReplicaFailure` condition.
+//!
+//! Only what the refused-creation diagnosis reads is kept: how many pods the
+//! controller wants and has, whether a Job is over, and the one condition.
+
+use serde::{Deserialize, Deserializer};
+
+use super::meta::{Condition, Meta, nullable};
+
+/// The `ReplicaFailure` condition of a ReplicaSet or ReplicationController,
+/// the only one of their conditions kept: the controller sets it (reason
+/// `FailedCreate`, the API server's error as message) when creating a pod
+/// failed, and removes it once a sync succeeds
+/// (pkg/controller/replicaset/replica_set_utils.go, `calculateStatus`).
+pub(crate) fn replica_failure<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Box<Condition>>, D::Error> {
+    let all: Vec<Condition> = nullable(deserializer)?;
+    Ok(all
+        .into_iter()
+        .find(|c| c.type_ == "ReplicaFailure")
+        .map(Box::new))
+}
+
+/// Whether a Job's conditions say it is over: `Complete` or `Failed`, or the
+/// `SuccessCriteriaMet` / `FailureTarget` that precede them (1.31+). The job
+/// controller creates no pod for a Job in any of these.
+fn job_over<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let all: Vec<Condition> = nullable(deserializer)?;
+    Ok(all.iter().any(|c| {
+        c.status == super::meta::ConditionStatus::True
+            && matches!(
+                c.type_.as_str(),
+                "Complete" | "Failed" | "SuccessCriteriaMet" | "FailureTarget"
+            )
+    }))
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Job {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: JobSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: JobStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct JobSpec {
+    /// The API defaults a missing parallelism to 1.
+    #[serde(default)]
+    pub parallelism: Option<i32>,
+    /// None: the Job is done when any pod succeeds (a work queue).
+    #[serde(default)]
+    pub completions: Option<i32>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub suspend: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct JobStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub active: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub succeeded: i32,
+    /// Complete, Failed or about to be (see [`job_over`]).
+    #[serde(rename = "conditions", default, deserialize_with = "job_over")]
+    pub over: bool,
+}
+
+impl Job {
+    /// The pods the job controller wants running now, as its `manageJob`
+    /// computes it (pkg/controller/job/job_controller.go): none for a
+    /// suspended or finished Job; with `completions`, the completions still
+    /// missing, at most `parallelism`; without, `parallelism` until a pod has
+    /// succeeded, then no new pod.
+    pub(crate) fn wanted_active(&self) -> i32 {
+        if self.spec.suspend || self.status.over {
+            return 0;
+        }
+        let parallelism = self.spec.parallelism.unwrap_or(1).max(0);
+        match self.spec.completions {
+            Some(completions) => (completions - self.status.succeeded).clamp(0, parallelism),
+            None if self.status.succeeded > 0 => 0,
+            None => parallelism,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ReplicationController {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: ReplicationControllerSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: ReplicasStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ReplicationControllerSpec {
+    /// The API defaults a missing count to 1.
+    #[serde(default)]
+    pub replicas: Option<i32>,
+}
+
+impl ReplicationController {
+    pub(crate) fn desired_replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+}
+
+/// The status of a ReplicaSet or ReplicationController: the pods it has
+/// created (`replicas`, which counts every pod it owns, ready or not) and
+/// its `ReplicaFailure` condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ReplicasStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub replicas: i32,
+    #[serde(rename = "conditions", default, deserialize_with = "replica_failure")]
+    pub replica_failure: Option<Box<Condition>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ConditionStatus;
+
+    fn job(json: &str) -> Job {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn a_job_wants_what_its_controller_would_create() {
+        // parallelism 1 by default, completions left
+        assert_eq!(job(r#"{"spec":{"completions":3}}"#).wanted_active(), 1);
+        assert_eq!(
+            job(r#"{"spec":{"completions":5,"parallelism":3},"status":{"succeeded":3}}"#)
+                .wanted_active(),
+            2
+        );
+        // a work queue: parallelism until one succeeded
+        assert_eq!(job(r#"{"spec":{"parallelism":4}}"#).wanted_active(), 4);
+        assert_eq!(
+            job(r#"{"spec":{"parallelism":4},"status":{"succeeded":1,"active":2}}"#)
+                .wanted_active(),
+            0
+        );
+        assert_eq!(
+            job(r#"{"spec":{"parallelism":2,"suspend":true}}"#).wanted_active(),
+            0
+        );
+        for over in ["Complete", "Failed", "FailureTarget", "SuccessCriteriaMet"] {
+            let j = job(&format!(
+                r#"{{"spec":{{"completions":3}},"status":{{"conditions":[{{"type":"{over}","status":"True"}}]}}}}"#
+            ));
+            assert_eq!(j.wanted_active(), 0, "{over}");
+        }
+        let not_over =
+            job(r#"{"spec":{},"status":{"conditions":[{"type":"Failed","status":"False"}]}}"#);
+        assert_eq!(not_over.wanted_active(), 1);
+    }
+
+    #[test]
+    fn only_the_replica_failure_condition_is_kept() {
+        let rc: ReplicationController = serde_json::from_str(
+            r#"{"spec":{"replicas":2},"status":{"replicas":0,"conditions":[
+                {"type":"Other","status":"True"},
+                {"type":"ReplicaFailure","status":"True","reason":"FailedCreate",
+                 "message":"pods \"web-\" is forbidden: exceeded quota: q",
+                 "lastTransitionTime":"2024-05-01T10:00:00Z"}]}}"#,
+        )
+        .unwrap();
+        let failure = rc.status.replica_failure.as_deref().unwrap();
+        assert_eq!(failure.status, ConditionStatus::True);
+        assert_eq!(failure.reason, "FailedCreate");
+        assert_eq!(rc.desired_replicas(), 2);
+        let none: ReplicasStatus =
+            serde_json::from_str(r#"{"replicas":1,"conditions":null}"#).unwrap();
+        assert!(none.replica_failure.is_none());
+    }
+}
