@@ -34,9 +34,14 @@ pub(crate) struct App {
 }
 
 impl App {
-    pub(crate) fn new(live: Arc<LiveState>, links: RunbookLinks, source: String) -> Self {
+    pub(crate) fn new(
+        live: Arc<LiveState>,
+        links: RunbookLinks,
+        source: String,
+        series_ceiling: usize,
+    ) -> Self {
         let mut registry = Registry::default();
-        metrics::register(&mut registry, live.clone(), &live.telemetry);
+        metrics::register(&mut registry, live.clone(), &live.telemetry, series_ceiling);
         App {
             live,
             registry,
