@@ -69,6 +69,27 @@ impl ExporterProcess {
         Ok(response.error_for_status()?.text().await?)
     }
 
+    /// The body's size as sent, asking for gzip as Prometheus does, and
+    /// whether it came compressed.
+    pub async fn get_gzip_size(&self, path: &str) -> Result<(usize, bool)> {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("Accept-Encoding", "gzip")
+            .header(
+                "Accept",
+                "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+            )
+            .send()
+            .await?
+            .error_for_status()?;
+        let gzip = response
+            .headers()
+            .get("content-encoding")
+            .is_some_and(|v| v.as_bytes() == b"gzip");
+        Ok((response.bytes().await?.len(), gzip))
+    }
+
     pub async fn wait_ready(&self, timeout: Duration) -> Result<()> {
         let start = Instant::now();
         while start.elapsed() < timeout {
