@@ -693,4 +693,18 @@ async fn from_file_serves_the_same_findings_as_diagnose() {
         )
         .await;
     assert!(openmetrics.ends_with("# EOF\n"));
+    // The standard process families, as every exporter serves them.
+    for family in [
+        "process_cpu_seconds_total ",
+        "process_resident_memory_bytes ",
+        "process_virtual_memory_bytes ",
+        "process_open_fds ",
+        "process_max_fds ",
+        "process_start_time_seconds ",
+    ] {
+        assert!(
+            openmetrics.lines().any(|l| l.starts_with(family)),
+            "{family}in\n{openmetrics}"
+        );
+    }
 }
