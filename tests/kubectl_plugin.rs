@@ -231,3 +231,38 @@ fn runbooks_are_printed_from_the_binary() {
         include_str!("../docs/runbooks/KubeLifecycleNodeLost.md")
     );
 }
+
+/// On a terminal the progress is one line, rewritten in place (`\r`, erase to
+/// the end of the line) and erased before the table. `script` (util-linux)
+/// gives the plugin a terminal; without it the test says so and passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_progress_is_one_line_rewritten_in_place() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script (util-linux) is not installed");
+        return;
+    }
+    let (_server, _dir, kubeconfig) = example_cluster().await;
+    let command = format!(
+        "{PLUGIN} diagnose --kubeconfig {} --now {NOW} >/dev/null",
+        kubeconfig.display()
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let terminal = text(&out.stdout);
+    assert!(terminal.contains("\r\x1b[Klisting pods: "), "{terminal:?}");
+    // No line of its own per resource: every progress write starts with `\r`.
+    let lines: Vec<&str> = terminal
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "one line on the terminal: {terminal:?}");
+    // Erased at the end, then the summary.
+    assert!(
+        lines[0].contains("\r\x1b[K") && lines[0].trim_end().ends_with(": 21 findings"),
+        "{terminal:?}"
+    );
+    assert!(!terminal.contains("listed "), "{terminal:?}");
+}
