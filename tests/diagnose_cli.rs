@@ -572,3 +572,31 @@ fn wording_is_plural_where_plural_and_says_what_is_wrong() {
         "{blocked}"
     );
 }
+
+/// A JSON List's `now` annotation is honoured as the YAML example's is: a pod
+/// Pending for 3 minutes as of then is not yet `not_scheduled` (5m), and is
+/// when judged as of today.
+#[test]
+fn a_json_list_s_own_now_is_honoured() {
+    let list = |annotations: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","metadata":{{{annotations}}},"items":[
+            {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ns","creationTimestamp":"2024-05-01T00:00:00Z"}},
+             "status":{{"phase":"Pending"}}}}]}}"#
+        )
+    };
+    let own = run(
+        &["diagnose", "-", "-o", "json"],
+        Some(&list(
+            r#""annotations":{"kube-lifecycle-exporter/now":"2024-05-01T00:03:00Z"}"#,
+        )),
+    );
+    assert!(own.status.success(), "{}", stderr(&own));
+    assert_eq!(stdout(&own), "[]\n");
+    let today = run(&["diagnose", "-", "-o", "json"], Some(&list("")));
+    assert!(
+        stdout(&today).contains("not_scheduled"),
+        "{}",
+        stdout(&today)
+    );
+}
