@@ -600,3 +600,24 @@ fn a_json_list_s_own_now_is_honoured() {
         stdout(&today)
     );
 }
+
+/// On a terminal, `diagnose` without FILE says what it wants instead of waiting
+/// for a dump typed at the keyboard. `script` (util-linux) gives it a terminal.
+#[test]
+fn without_file_on_a_terminal_it_says_what_to_give() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script (util-linux) is not installed");
+        return;
+    }
+    let out = Command::new("script")
+        .args(["-qec", &format!("{BIN} diagnose"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        terminal.contains("no dump to read: name a file"),
+        "{terminal:?}"
+    );
+    assert!(!out.status.success());
+}
