@@ -176,7 +176,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             let (label, loaded) = super::diagnose::load_input(path)?;
             tracing::info!(file = %label, "{}", loaded.summary());
             (
-                Arc::new(LiveState::from_cluster(loaded.cluster, settings)),
+                Arc::new(LiveState::from_cluster(
+                    loaded.cluster,
+                    settings,
+                    loaded.now,
+                )),
                 format!("file {label}"),
             )
         }

@@ -16,7 +16,6 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use jiff::Timestamp;
 use prometheus_client::registry::Registry;
 
 use crate::output::{FindingFilter, RunbookLinks, html, json, metrics};
@@ -96,7 +95,7 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 
 async fn findings(State(app): State<Arc<App>>, Query(filter): Query<FindingFilter>) -> Response {
     let live = app.live.clone();
-    let mut list = tokio::task::spawn_blocking(move || live.findings(Timestamp::now()))
+    let mut list = tokio::task::spawn_blocking(move || live.findings(live.now()))
         .await
         .unwrap_or_default();
     list.retain(|f| filter.matches(f));
@@ -143,7 +142,7 @@ async fn landing_page(
     Query(filter): Query<FindingFilter>,
 ) -> Html<String> {
     let live = app.live.clone();
-    let now = Timestamp::now();
+    let now = live.now();
     let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();
