@@ -84,6 +84,8 @@ pub(crate) enum WatchStart {
 pub(crate) enum StoreError {
     /// A watch asked for history that was compacted away.
     TooOld { requested: u64, oldest: u64 },
+    /// A watch asked for a resourceVersion the store has not reached.
+    TooLarge { requested: u64, current: u64 },
     /// A continue token whose snapshot is gone.
     ContinueExpired,
     /// A continue token that this server did not make for this request.
@@ -337,6 +339,37 @@ impl Store {
         state.compact();
     }
 
+    /// What a server that keeps no history looks like after a restart on an
+    /// empty store: every object and all history are gone, resourceVersions
+    /// start over, and nothing answers 410 (there is no compaction to report).
+    /// Open watches end cleanly, as at a graceful shutdown.
+    pub fn reset(&self) {
+        let mut state = self.state.lock();
+        for objects in &mut state.objects {
+            objects.clear();
+        }
+        state.history.clear();
+        state.snapshots.clear();
+        state.resource_version = 1;
+        state.floor = 1;
+        // Dropping a watch's sender ends its stream cleanly; a hanging watch
+        // has none, and is cut.
+        for (_, watcher) in state.watchers.drain() {
+            if watcher.events.is_none() {
+                watcher.cut.cancel();
+            }
+        }
+    }
+
+    /// Removes an object without a change: no resourceVersion, no history, no
+    /// watch event. A server that loses an event (a compaction that dropped
+    /// the deletion) looks like this to clients. Returns whether it existed.
+    pub fn lose(&self, id: ResourceId, namespace: &str, name: &str) -> bool {
+        self.state.lock().objects[id]
+            .remove(&(namespace.to_string(), name.to_string()))
+            .is_some()
+    }
+
     pub fn set_history_limit(&self, limit: usize) {
         let mut state = self.state.lock();
         state.history_limit = limit;
@@ -440,6 +473,12 @@ impl Store {
         match start {
             WatchStart::CurrentState => initial = state.scope(resource, namespace),
             WatchStart::Since(requested) => {
+                if requested > state.resource_version {
+                    return Err(StoreError::TooLarge {
+                        requested,
+                        current: state.resource_version,
+                    });
+                }
                 if requested < state.floor {
                     return Err(StoreError::TooOld {
                         requested,

@@ -434,10 +434,10 @@ local panels = import 'lib/panels.libsonnet';
             ),
             p.timeseries(
               'Watch events rate',
-              'Objects applied to the model per second, by resource and type (listed, applied, deleted).',
+              'Objects applied to the model per second, by resource and event (listed, applied, deleted).',
               [{
-                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'type']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_events_total')),
-                legend: '{{resource}} {{type}} {{instance}}',
+                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'event']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_events_total')),
+                legend: '{{resource}} {{event}} {{instance}}',
               }],
               unit='ops',
               style='lines',
