@@ -182,7 +182,7 @@ fn pod_events_applied(metrics: &str) -> f64 {
     sum_of(
         metrics,
         "kube_lifecycle_watch_events_total",
-        "resource=\"pods\",type=\"applied\"",
+        "resource=\"pods\",event=\"applied\"",
     )
 }
 

@@ -2,12 +2,14 @@
 //!
 //! It speaks the real list/watch HTTP protocol over TCP — paginated lists
 //! with consistent continue tokens, chunked watches resumable by
-//! resourceVersion, bookmarks, 410 Expired after compaction, streaming
+//! resourceVersion, bookmarks, 410 Expired after compaction, "Too large
+//! resource version" (504) for a watch from a version not reached, streaming
 //! lists — so that unmodified clients (kube-rs's `watcher`, kubectl-style
 //! clients, the exporter binary through a kubeconfig) can run against it.
 //! Tests drive the cluster through the scenario API on [`FakeApiServer`]:
 //! apply and delete objects, break watches, compact history, inject faults,
-//! take the server down and up again.
+//! take the server down and up again, restart it on an empty store, lose an
+//! event.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {

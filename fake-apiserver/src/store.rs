@@ -782,6 +782,36 @@ mod tests {
     }
 
     #[test]
+    fn a_reset_store_starts_over_and_a_watch_from_beyond_it_is_too_large() {
+        let store = Store::new();
+        for name in ["a", "b", "c"] {
+            store.apply(pod("x", name));
+        }
+        let sub = store
+            .open_watch(PODS, None, WatchStart::Since(4), true)
+            .ok()
+            .unwrap();
+        store.reset();
+        assert_eq!(store.open_watches(), 0);
+        assert!(!sub.cut.is_cancelled(), "ended cleanly, as at a shutdown");
+        assert_eq!(store.resource_version(), 1);
+        let again = store.apply(pod("x", "a"));
+        assert_eq!(again["metadata"]["resourceVersion"], "2");
+        assert!(matches!(
+            store.open_watch(PODS, None, WatchStart::Since(4), true),
+            Err(StoreError::TooLarge {
+                requested: 4,
+                current: 2
+            })
+        ));
+        // Nothing was compacted: an old-enough version is not too old either.
+        assert!(store.open_watch(PODS, None, WatchStart::Since(1), true).is_ok());
+        assert!(store.lose(PODS, "x", "a"));
+        assert_eq!(store.resource_version(), 2, "a lost object leaves no change");
+        assert!(store.get(PODS, "x", "a").is_none());
+    }
+
+    #[test]
     fn pages_come_from_one_snapshot() {
         let store = Store::new();
         for name in ["c", "a", "b"] {

@@ -125,7 +125,7 @@ const WATCH_ERRORS: MetricDoc = MetricDoc {
     name: "kube_lifecycle_watch_errors",
     kind: "counter",
     labels: &["resource", "reason"],
-    help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, server_error, connection, decode, other).",
+    help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, too_large, server_error, connection, decode, other).",
     example: "sum by (resource, reason) (rate(kube_lifecycle_watch_errors_total[5m])) > 0",
 };
 
