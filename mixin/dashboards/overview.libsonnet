@@ -472,6 +472,16 @@ local panels = import 'lib/panels.libsonnet';
               style='lines',
             ),
             p.timeseries(
+              'Age of the findings (time since the API server last answered)',
+              'Time since the API server last answered the watch of each resource (a list page, a watch opened, an event or a bookmark). During an outage the exporter serves its last known state: the findings of that resource are this old.',
+              [{
+                expr: p.wrap('max by %s (' % p.byCluster(target + ['resource']), 'time() - ' + own('kube_lifecycle_watch_last_contact_timestamp_seconds')),
+                legend: '{{resource}} {{instance}}',
+              }],
+              unit='s',
+              style='lines',
+            ) + p.links([p.runbookLink('KubeLifecycleWatchErrors')]),
+            p.timeseries(
               'Scrape render duration',
               'Time the previous /metrics response took to render, per exporter instance.',
               [{ expr: 'max by %s (%s)' % [p.byCluster(target), own('kube_lifecycle_scrape_render_duration_seconds')], legend: '{{instance}} ' + p.clusterLegend }],
