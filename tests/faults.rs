@@ -530,19 +530,32 @@ async fn api_server_restarted_on_an_empty_store() {
     assert_eq!(status, 200, "the last known state is still served");
     s.server.resume().await;
     let took = s.converges_within("after the restart", RELIST_BOUND).await;
-    assert!(s.expected().await.len() < before, "the restart removed findings");
+    assert!(
+        s.expected().await.len() < before,
+        "the restart removed findings"
+    );
     eprintln!("converged {took:?} after the server came back");
     // One warning per resource when it lost the server, one info line with
     // the outage's length when it was back; nothing per retry, and none of
     // the client library's own ERROR lines.
     let lost = logged(&s, "WARN", "lost the API server");
     assert_eq!(lost.len(), LISTS.len(), "{lost:#?}");
-    assert!(logged(&s, "ERROR", "").is_empty(), "{:#?}", logged(&s, "ERROR", ""));
+    assert!(
+        logged(&s, "ERROR", "").is_empty(),
+        "{:#?}",
+        logged(&s, "ERROR", "")
+    );
     let back = logged(&s, "INFO", "the API server is back after");
     assert_eq!(back.len(), LISTS.len(), "{back:#?}");
-    assert!(back.iter().all(|l| l.contains("outage_seconds")), "{back:#?}");
+    assert!(
+        back.iter().all(|l| l.contains("outage_seconds")),
+        "{back:#?}"
+    );
     let (_, page) = s.exporter.get("/").await;
-    assert!(page.contains("connected") && !page.contains("retrying since"), "{page}");
+    assert!(
+        page.contains("connected") && !page.contains("retrying since"),
+        "{page}"
+    );
     let contact = s
         .metric_sum(
             "kube_lifecycle_watch_last_contact_timestamp_seconds",
@@ -553,7 +566,10 @@ async fn api_server_restarted_on_an_empty_store() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    assert!((now - contact).abs() < 15.0, "last contact {contact}, now {now}");
+    assert!(
+        (now - contact).abs() < 15.0,
+        "last contact {contact}, now {now}"
+    );
 }
 
 /// Issue 24: the server starts over without the clients seeing an outage (its
@@ -593,8 +609,14 @@ async fn objects_dropped_without_events_are_found_by_the_relist_interval() {
     s.exporter.wait_ready().await;
     s.converges("before").await;
     let before = s.expected().await.len();
-    assert!(s.server.lose_object("v1", "Pod", Some("cam"), "cam1-78b6fc6bc8-cjsw5"));
-    assert!(s.server.lose_object("v1", "Pod", Some("middleware"), "zookeeper-0"));
+    assert!(
+        s.server
+            .lose_object("v1", "Pod", Some("cam"), "cam1-78b6fc6bc8-cjsw5")
+    );
+    assert!(
+        s.server
+            .lose_object("v1", "Pod", Some("middleware"), "zookeeper-0")
+    );
     s.server.compact();
     assert!(s.expected().await.len() < before);
     s.converges_within("after the lost deletions", RELIST_BOUND)

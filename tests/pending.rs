@@ -145,7 +145,10 @@ fn pending_since_creation_when_the_condition_is_rewritten_later() {
     assert_eq!(f.cause.to_string(), "insufficient_cpu");
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:00:00Z");
     // Without a creationTimestamp the condition's time is all there is.
-    pod["metadata"].as_object_mut().unwrap().remove("creationTimestamp");
+    pod["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
     let findings = diagnose(&[pod]);
     assert_eq!(
         only(&findings, "retried").since.unwrap().to_string(),

@@ -805,9 +805,17 @@ mod tests {
             })
         ));
         // Nothing was compacted: an old-enough version is not too old either.
-        assert!(store.open_watch(PODS, None, WatchStart::Since(1), true).is_ok());
+        assert!(
+            store
+                .open_watch(PODS, None, WatchStart::Since(1), true)
+                .is_ok()
+        );
         assert!(store.lose(PODS, "x", "a"));
-        assert_eq!(store.resource_version(), 2, "a lost object leaves no change");
+        assert_eq!(
+            store.resource_version(),
+            2,
+            "a lost object leaves no change"
+        );
         assert!(store.get(PODS, "x", "a").is_none());
     }
 

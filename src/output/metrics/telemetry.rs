@@ -296,7 +296,11 @@ impl Telemetry {
         add(registry, &WATCH_RESTARTS, self.watch_restarts.clone());
         add(registry, &WATCH_ERRORS, self.watch_errors.clone());
         add(registry, &WATCH_LAST_EVENT, self.watch_last_event.clone());
-        add(registry, &WATCH_LAST_CONTACT, self.watch_last_contact.clone());
+        add(
+            registry,
+            &WATCH_LAST_CONTACT,
+            self.watch_last_contact.clone(),
+        );
         add(registry, &BUILD_INFO, self.build_info.clone());
         add(registry, &RENDER_DURATION, self.render_seconds.clone());
         add(registry, &POD_TERMINATING, self.pod_terminating.clone());

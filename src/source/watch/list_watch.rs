@@ -268,10 +268,9 @@ where
                 };
                 (Some(Ok(Event::Delete(object))), version)
             }
-            Some(Ok(WatchEvent::Bookmark(bookmark))) => (
-                Some(Ok(Event::Contact)),
-                bookmark.metadata.resource_version,
-            ),
+            Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+                (Some(Ok(Event::Contact)), bookmark.metadata.resource_version)
+            }
             Some(Ok(WatchEvent::Error(status))) => {
                 tracing::debug!(?status, "the watch ended in an error");
                 // Compacted away (410), or ahead of a server that started

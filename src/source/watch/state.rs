@@ -527,7 +527,8 @@ impl LiveState {
                 .filter_map(|(_, h)| h.last_contact)
                 .min();
             if let Some(oldest) = oldest {
-                self.telemetry.watch_contact(kind, oldest.as_millisecond() as f64 / 1000.0);
+                self.telemetry
+                    .watch_contact(kind, oldest.as_millisecond() as f64 / 1000.0);
             }
             back
         };
