@@ -46,6 +46,7 @@ async fn pods(server: &FakeApiServer, page_size: u32) -> Events {
         field_selector: None,
         timeout: None,
         page_size,
+        relist_every: None,
     };
     list_watch(api, client, params).boxed()
 }

@@ -132,6 +132,30 @@ fn an_unparseable_message_is_other_and_kept() {
     assert_eq!(f.message, "something the scheduler never said before");
 }
 
+/// seed 001: `12s (x6 over 27s)`: the scheduler retries, and a scheduler that
+/// rewrites the PodScheduled condition on each attempt moves its
+/// lastTransitionTime to the last one. The pod has been pending since it was
+/// created, not since the last attempt, or "pending for 15 minutes" never fires.
+#[test]
+fn pending_since_creation_when_the_condition_is_rewritten_later() {
+    let mut pod = unscheduled("retried", "0/4 nodes are available: 2 Insufficient cpu.");
+    pod["status"]["conditions"][0]["lastTransitionTime"] = json!("2024-06-01T11:59:30Z");
+    let findings = diagnose(&[pod.clone()]);
+    let f = only(&findings, "retried");
+    assert_eq!(f.cause.to_string(), "insufficient_cpu");
+    assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:00:00Z");
+    // Without a creationTimestamp the condition's time is all there is.
+    pod["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
+    let findings = diagnose(&[pod]);
+    assert_eq!(
+        only(&findings, "retried").since.unwrap().to_string(),
+        "2024-06-01T11:59:30Z"
+    );
+}
+
 /// seed 001: kube-scheduler is down: no PodScheduled condition at all.
 #[test]
 fn no_scheduler_acting_is_not_scheduled_after_a_while() {

@@ -198,7 +198,9 @@ fn events_applied(metrics: &str, resource: &str) -> f64 {
     metrics
         .lines()
         .filter(|l| l.starts_with("kube_lifecycle_watch_events_total{"))
-        .filter(|l| l.contains(&format!("resource=\"{resource}\"")) && l.contains("=\"applied\""))
+        .filter(|l| {
+            l.contains(&format!("resource=\"{resource}\"")) && l.contains("event=\"applied\"")
+        })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }

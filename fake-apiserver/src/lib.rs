@@ -2,12 +2,14 @@
 //!
 //! It speaks the real list/watch HTTP protocol over TCP — paginated lists
 //! with consistent continue tokens, chunked watches resumable by
-//! resourceVersion, bookmarks, 410 Expired after compaction, streaming
+//! resourceVersion, bookmarks, 410 Expired after compaction, "Too large
+//! resource version" (504) for a watch from a version not reached, streaming
 //! lists — so that unmodified clients (kube-rs's `watcher`, kubectl-style
 //! clients, the exporter binary through a kubeconfig) can run against it.
 //! Tests drive the cluster through the scenario API on [`FakeApiServer`]:
 //! apply and delete objects, break watches, compact history, inject faults,
-//! take the server down and up again.
+//! take the server down and up again, restart it on an empty store, lose an
+//! event.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -195,6 +197,36 @@ current-context: fake
     /// client must relist.
     pub fn restart_with_new_epoch(&self) {
         self.shared().store.new_epoch(EPOCH_JUMP);
+    }
+
+    /// What an API server that keeps no history looks like when it restarts
+    /// on an empty store (an etcd restored empty, a rebuilt control plane, a
+    /// server that keeps its objects in memory): every object and all history
+    /// are gone and resourceVersions start over from 1, with no 410 for
+    /// anyone. Open watches end cleanly, as at a graceful shutdown; a watch
+    /// resumed from a version the server has not reached gets the upstream
+    /// "Too large resource version" error. Call it between
+    /// [`pause`](Self::pause) and [`resume`](Self::resume) for a restart the
+    /// clients see as an outage, or alone for one they do not.
+    pub fn reset_store(&self) {
+        self.shared().store.reset();
+    }
+
+    /// Drops an object without a DELETED event or a new resourceVersion, as a
+    /// server that loses events does (a compaction that dropped the
+    /// deletion): only a new list shows it gone. Returns whether it existed.
+    ///
+    /// # Panics
+    /// If `api_version`/`kind` is not a served resource type.
+    pub fn lose_object(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> bool {
+        let (id, namespace) = locate(api_version, kind, namespace);
+        self.shared().store.lose(id, namespace, name)
     }
 
     /// Sets the fault for every list, get and watch of resources named

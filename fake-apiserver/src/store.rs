@@ -84,6 +84,8 @@ pub(crate) enum WatchStart {
 pub(crate) enum StoreError {
     /// A watch asked for history that was compacted away.
     TooOld { requested: u64, oldest: u64 },
+    /// A watch asked for a resourceVersion the store has not reached.
+    TooLarge { requested: u64, current: u64 },
     /// A continue token whose snapshot is gone.
     ContinueExpired,
     /// A continue token that this server did not make for this request.
@@ -337,6 +339,37 @@ impl Store {
         state.compact();
     }
 
+    /// What a server that keeps no history looks like after a restart on an
+    /// empty store: every object and all history are gone, resourceVersions
+    /// start over, and nothing answers 410 (there is no compaction to report).
+    /// Open watches end cleanly, as at a graceful shutdown.
+    pub fn reset(&self) {
+        let mut state = self.state.lock();
+        for objects in &mut state.objects {
+            objects.clear();
+        }
+        state.history.clear();
+        state.snapshots.clear();
+        state.resource_version = 1;
+        state.floor = 1;
+        // Dropping a watch's sender ends its stream cleanly; a hanging watch
+        // has none, and is cut.
+        for (_, watcher) in state.watchers.drain() {
+            if watcher.events.is_none() {
+                watcher.cut.cancel();
+            }
+        }
+    }
+
+    /// Removes an object without a change: no resourceVersion, no history, no
+    /// watch event. A server that loses an event (a compaction that dropped
+    /// the deletion) looks like this to clients. Returns whether it existed.
+    pub fn lose(&self, id: ResourceId, namespace: &str, name: &str) -> bool {
+        self.state.lock().objects[id]
+            .remove(&(namespace.to_string(), name.to_string()))
+            .is_some()
+    }
+
     pub fn set_history_limit(&self, limit: usize) {
         let mut state = self.state.lock();
         state.history_limit = limit;
@@ -440,6 +473,12 @@ impl Store {
         match start {
             WatchStart::CurrentState => initial = state.scope(resource, namespace),
             WatchStart::Since(requested) => {
+                if requested > state.resource_version {
+                    return Err(StoreError::TooLarge {
+                        requested,
+                        current: state.resource_version,
+                    });
+                }
                 if requested < state.floor {
                     return Err(StoreError::TooOld {
                         requested,
@@ -740,6 +779,44 @@ mod tests {
             events.try_recv().is_err(),
             "closed after the queued changes"
         );
+    }
+
+    #[test]
+    fn a_reset_store_starts_over_and_a_watch_from_beyond_it_is_too_large() {
+        let store = Store::new();
+        for name in ["a", "b", "c"] {
+            store.apply(pod("x", name));
+        }
+        let sub = store
+            .open_watch(PODS, None, WatchStart::Since(4), true)
+            .ok()
+            .unwrap();
+        store.reset();
+        assert_eq!(store.open_watches(), 0);
+        assert!(!sub.cut.is_cancelled(), "ended cleanly, as at a shutdown");
+        assert_eq!(store.resource_version(), 1);
+        let again = store.apply(pod("x", "a"));
+        assert_eq!(again["metadata"]["resourceVersion"], "2");
+        assert!(matches!(
+            store.open_watch(PODS, None, WatchStart::Since(4), true),
+            Err(StoreError::TooLarge {
+                requested: 4,
+                current: 2
+            })
+        ));
+        // Nothing was compacted: an old-enough version is not too old either.
+        assert!(
+            store
+                .open_watch(PODS, None, WatchStart::Since(1), true)
+                .is_ok()
+        );
+        assert!(store.lose(PODS, "x", "a"));
+        assert_eq!(
+            store.resource_version(),
+            2,
+            "a lost object leaves no change"
+        );
+        assert!(store.get(PODS, "x", "a").is_none());
     }
 
     #[test]

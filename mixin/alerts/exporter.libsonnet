@@ -32,19 +32,22 @@ local rules = import '../lib/rules.libsonnet';
           summary: 'The exporter cannot list a resource.',
           description: 'kube-lifecycle-exporter {{ $labels.instance }}%s has not completed the list of {{ $labels.resource }}: findings that depend on it are missing.' % rules.inCluster(c),
         }),
-        // `expired` (410 Gone) is the watch protocol telling the exporter to list
-        // again, not an error: KubeLifecycleWatchRestarting counts those.
+        // `expired` (410 Gone) and `too_large` (an API server behind the watch,
+        // its history started over) are the watch protocol telling the exporter
+        // to list again, not errors: KubeLifecycleWatchRestarting counts those.
+        // The description says how old the resource's findings are, from the
+        // last time the API server answered the watch.
         rules.alert(c, {
           alert: 'KubeLifecycleWatchErrors',
           expr: |||
             sum %s (
               rate(%s[5m])
             ) > 0
-          ||| % [rules.by(c, target + ['resource', 'reason']), rules.series(c, 'kube_lifecycle_watch_errors_total', 'reason!="expired"')],
+          ||| % [rules.by(c, target + ['resource', 'reason']), rules.series(c, 'kube_lifecycle_watch_errors_total', 'reason!~"expired|too_large"')],
           'for': '15m',
           tier: 'ticket',
           summary: 'The exporter keeps getting errors from the API server.',
-          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s gets {{ $labels.reason }} errors watching {{ $labels.resource }} ({{ printf "%%.3f" $value }} per second).' % rules.inCluster(c),
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s gets {{ $labels.reason }} errors watching {{ $labels.resource }} ({{ printf "%%.3f" $value }} per second){{ with printf "time() - min(kube_lifecycle_watch_last_contact_timestamp_seconds{instance=%%q, resource=%%q})" $labels.instance $labels.resource | query }}; the API server last answered it {{ . | first | value | humanizeDuration }} ago, and its findings of {{ $labels.resource }} are that old{{ end }}.' % rules.inCluster(c),
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleWatchRestarting',
@@ -56,7 +59,7 @@ local rules = import '../lib/rules.libsonnet';
           'for': '0m',
           tier: 'info',
           summary: 'The exporter relists a resource often.',
-          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s had to list {{ $labels.resource }} again {{ $value | humanize }} times in the last hour (its watch fell behind the API server\'s history).' % rules.inCluster(c),
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s had to list {{ $labels.resource }} again {{ $value | humanize }} times in the last hour (its watch could not be resumed: 410 Gone, an API server whose history started over, or an outage).' % rules.inCluster(c),
         }),
         // Above --max-series-per-family a family's per-pod series are folded
         // by namespace, node and cause: the pages still fire, per-pod detail

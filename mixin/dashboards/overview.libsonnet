@@ -434,10 +434,10 @@ local panels = import 'lib/panels.libsonnet';
             ),
             p.timeseries(
               'Watch events rate',
-              'Objects applied to the model per second, by resource and type (listed, applied, deleted).',
+              'Objects applied to the model per second, by resource and event (listed, applied, deleted).',
               [{
-                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'type']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_events_total')),
-                legend: '{{resource}} {{type}} {{instance}}',
+                expr: p.wrap('sum by %s (' % p.byCluster(target + ['resource', 'event']), 'rate(%s[$__rate_interval])' % own('kube_lifecycle_watch_events_total')),
+                legend: '{{resource}} {{event}} {{instance}}',
               }],
               unit='ops',
               style='lines',
@@ -471,6 +471,16 @@ local panels = import 'lib/panels.libsonnet';
               unit='s',
               style='lines',
             ),
+            p.timeseries(
+              'Age of the findings (time since the API server last answered)',
+              'Time since the API server last answered the watch of each resource (a list page, a watch opened, an event or a bookmark). During an outage the exporter serves its last known state: the findings of that resource are this old.',
+              [{
+                expr: p.wrap('max by %s (' % p.byCluster(target + ['resource']), 'time() - ' + own('kube_lifecycle_watch_last_contact_timestamp_seconds')),
+                legend: '{{resource}} {{instance}}',
+              }],
+              unit='s',
+              style='lines',
+            ) + p.links([p.runbookLink('KubeLifecycleWatchErrors')]),
             p.timeseries(
               'Scrape render duration',
               'Time the previous /metrics response took to render, per exporter instance.',

@@ -70,9 +70,11 @@ pub struct Logging {
 impl Logging {
     pub fn init(&self) {
         use tracing_subscriber::EnvFilter;
-        // kube's watcher logs its own copy of every error; ours say more.
+        // kube's watcher logs its own copy of every error, and kube-client an
+        // ERROR per failed request (every retry of an outage); the watch
+        // reports an outage itself, once, and its end with its length.
         let default = format!(
-            "{},kube_runtime=error,kube_client=error,hyper=warn,tower=warn",
+            "{},kube_runtime=error,kube_client=error,kube_client::client::builder=off,hyper=warn,tower=warn",
             self.log_level
         );
         let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));

@@ -91,6 +91,13 @@ pub struct ServeArgs {
     #[arg(long, value_parser = parse_std_duration, default_value = "290s", env = "KUBE_LIFECYCLE_WATCH_TIMEOUT")]
     pub(crate) watch_timeout: std::time::Duration,
 
+    /// List every resource again this often even when nothing went wrong: a safety
+    /// net for API servers that lose events without saying so. Off by default: the
+    /// watches list again on their own when the server's history cannot be trusted
+    /// (410 Gone, too large a resourceVersion, after the server was unreachable).
+    #[arg(long, value_parser = parse_std_duration, env = "KUBE_LIFECYCLE_RELIST_INTERVAL")]
+    pub(crate) relist_interval: Option<std::time::Duration>,
+
     /// This exporter's shard (0-based) when the cluster is split across
     /// --total-shards exporters by namespace.
     #[arg(
@@ -192,6 +199,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 exclude_namespaces: args.exclude_namespaces.clone(),
                 shard,
                 watch_timeout: Some(args.watch_timeout),
+                relist_interval: args.relist_interval,
             };
             let live = Arc::new(
                 LiveState::new(settings, watch::plan(&options))

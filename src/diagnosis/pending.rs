@@ -68,6 +68,17 @@ impl<'a> KnownSchedulers<'a> {
     }
 }
 
+/// Since when an unbound pod has been pending: since it was created. A
+/// scheduler that rewrites the PodScheduled condition on every attempt moves
+/// its lastTransitionTime each time, which would restart the clock; the
+/// earlier of the two is the trustworthy one.
+fn pending_since(created: Option<Time>, transition: Option<Time>) -> Option<Time> {
+    match (created, transition) {
+        (Some(c), Some(t)) => Some(c.min(t)),
+        (c, t) => c.or(t),
+    }
+}
+
 fn judge(
     pod: &Pod,
     now: Time,
@@ -114,7 +125,7 @@ fn judge(
                 .unwrap_or(PendingCause::Other);
             Some(finding(
                 cause,
-                c.last_transition_time.or(created),
+                pending_since(created, c.last_transition_time),
                 c.message().to_string(),
                 Detail::Pending {
                     reasons: parsed.reasons,

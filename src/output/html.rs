@@ -32,6 +32,9 @@ pub(crate) struct Page<'a> {
     pub readiness: &'a [(Kind, bool)],
     pub counts: &'a [(Kind, usize)],
     pub errors: &'a [(Kind, Option<String>, String)],
+    /// Each watched resource's connection to the API server, as words
+    /// (`connected`, `retrying since …`, `relisting`).
+    pub connections: &'a [(Kind, String)],
     pub source: &'a str,
     /// The filter `findings` was chosen with (from the page's query).
     pub filter: &'a FindingFilter,
@@ -57,7 +60,7 @@ pub(crate) fn landing(page: &Page) -> String {
     ));
 
     html.push_str(
-        "<h2>Watches</h2>\n<table><tr><th>resource</th><th>state</th><th>objects</th></tr>\n",
+        "<h2>Watches</h2>\n<table><tr><th>resource</th><th>state</th><th>connection</th><th>objects</th></tr>\n",
     );
     for (kind, ready) in page.readiness {
         let count = page
@@ -70,9 +73,15 @@ pub(crate) fn landing(page: &Page) -> String {
         } else {
             "<span class=\"bad\">not synced</span>"
         };
+        let connection = page
+            .connections
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map_or("", |(_, c)| c.as_str());
         html.push_str(&format!(
-            "<tr><td>{}</td><td>{state}</td><td>{count}</td></tr>\n",
-            kind.plural()
+            "<tr><td>{}</td><td>{state}</td><td>{}</td><td>{count}</td></tr>\n",
+            kind.plural(),
+            escape(connection)
         ));
     }
     html.push_str("</table>\n");

@@ -19,7 +19,7 @@ use axum::routing::get;
 use prometheus_client::registry::Registry;
 
 use crate::output::{FindingFilter, RunbookLinks, html, json, metrics};
-use crate::source::watch::LiveState;
+use crate::source::watch::{Connection, LiveState};
 
 use exposition::Format;
 
@@ -137,6 +137,19 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+/// A watch's connection as the landing page says it.
+fn connection_words(connection: Connection) -> String {
+    match connection {
+        Connection::Starting => "listing".into(),
+        Connection::Connected => "connected".into(),
+        Connection::Retrying { since } => format!(
+            "retrying since {} (serving the last known state)",
+            since.strftime("%Y-%m-%d %H:%M:%S UTC")
+        ),
+        Connection::Relisting { .. } => "relisting".into(),
+    }
+}
+
 async fn landing_page(
     State(app): State<Arc<App>>,
     Query(filter): Query<FindingFilter>,
@@ -150,6 +163,12 @@ async fn landing_page(
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
+    let connections: Vec<_> = app
+        .live
+        .connections()
+        .into_iter()
+        .map(|(kind, c)| (kind, connection_words(c)))
+        .collect();
     Html(html::landing(&html::Page {
         findings: &findings,
         now,
@@ -157,6 +176,7 @@ async fn landing_page(
         readiness: &readiness,
         counts: &counts,
         errors: &errors,
+        connections: &connections,
         source: &app.source,
         filter: &filter,
     }))

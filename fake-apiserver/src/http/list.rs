@@ -82,6 +82,7 @@ pub(crate) async fn list(
             StoreError::ContinueExpired => ApiError::continue_expired(),
             StoreError::InvalidContinue(message) => ApiError::bad_request(message),
             StoreError::TooOld { requested, oldest } => ApiError::too_old(requested, oldest),
+            StoreError::TooLarge { requested, current } => ApiError::too_large(requested, current),
         })?;
     let body = ListBody::new(list_parts(rt, &page));
     let length = body.remaining;

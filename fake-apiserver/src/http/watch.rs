@@ -35,6 +35,10 @@ use crate::store::{Change, ChangeType, StoreError, Subscription, WatchMessage, W
 /// chunk per object: tens of thousands of ADDED events stay cheap.
 const BATCH_BYTES: usize = 64 * 1024;
 
+/// How long a watch from a resourceVersion the server has not reached waits
+/// for it (upstream's watch cache waits 3 s).
+const TOO_LARGE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Chunks buffered between the event task and the connection.
 const BODY_BUFFER: usize = 16;
 
@@ -55,6 +59,14 @@ pub(crate) async fn watch(
     };
     let (start, initial_events_end) = start_point(&params);
     let start = if hang { WatchStart::Now } else { start };
+    if let WatchStart::Since(requested) = start {
+        // Upstream's watch cache waits this long for a version it has not
+        // reached before it gives up with "Too large resource version".
+        let deadline = Instant::now() + TOO_LARGE_WAIT;
+        while shared.store.resource_version() < requested && Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
     let subscription = match shared
         .store
         .open_watch(resource, namespace.as_deref(), start, !hang)
@@ -64,6 +76,14 @@ pub(crate) async fn watch(
             // The API server answers 200 and reports the expiry as the only
             // event of an otherwise ordinary (chunked) watch stream.
             let status = ApiError::too_old(requested, oldest).to_status();
+            let line = Bytes::from(format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n"));
+            let once = futures::stream::iter([Ok::<_, io::Error>(line)]);
+            return Ok(stream_response(Body::from_stream(once)));
+        }
+        Err(StoreError::TooLarge { requested, current }) => {
+            // As the cacher does (`newErrWatcher`): 200, and the 504 Status
+            // with cause ResourceVersionTooLarge as the only event.
+            let status = ApiError::too_large(requested, current).to_status();
             let line = Bytes::from(format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n"));
             let once = futures::stream::iter([Ok::<_, io::Error>(line)]);
             return Ok(stream_response(Body::from_stream(once)));

@@ -39,8 +39,9 @@ impl ResourceLabel {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EventLabels {
     resource: &'static str,
-    /// `listed`, `applied` or `deleted`.
-    r#type: &'static str,
+    /// `listed`, `applied` or `deleted`. (Not `type`: exporters leave that
+    /// name to Prometheus' own use.)
+    event: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -107,8 +108,8 @@ const WATCH_OBJECTS: MetricDoc = MetricDoc {
 const WATCH_EVENTS: MetricDoc = MetricDoc {
     name: "kube_lifecycle_watch_events",
     kind: "counter",
-    labels: &["resource", "type"],
-    help: "Objects applied to the model, by resource and type: listed (from a list), applied and deleted (from watch events).",
+    labels: &["resource", "event"],
+    help: "Objects applied to the model, by resource and event: listed (from a list), applied and deleted (from watch events).",
     example: "sum by (resource) (rate(kube_lifecycle_watch_events_total[5m]))",
 };
 
@@ -116,7 +117,7 @@ const WATCH_RESTARTS: MetricDoc = MetricDoc {
     name: "kube_lifecycle_watch_restarts",
     kind: "counter",
     labels: &["resource"],
-    help: "Times a watch had to list again after its first sync (its resume point expired: 410 Gone).",
+    help: "Times a watch had to list again after its first sync: its resume point expired (410 Gone), the API server was behind it (too large resource version) or the API server had been unreachable.",
     example: "increase(kube_lifecycle_watch_restarts_total[1h]) > 3",
 };
 
@@ -124,7 +125,7 @@ const WATCH_ERRORS: MetricDoc = MetricDoc {
     name: "kube_lifecycle_watch_errors",
     kind: "counter",
     labels: &["resource", "reason"],
-    help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, server_error, connection, decode, other).",
+    help: "Errors from the API server while listing or watching, by resource and reason (forbidden, unauthorized, not_found, expired, too_large, server_error, connection, decode, other).",
     example: "sum by (resource, reason) (rate(kube_lifecycle_watch_errors_total[5m])) > 0",
 };
 
@@ -134,6 +135,14 @@ const WATCH_LAST_EVENT: MetricDoc = MetricDoc {
     labels: &["resource"],
     help: "Unix time the last list or watch event of a resource was applied.",
     example: "time() - kube_lifecycle_watch_last_event_timestamp_seconds{resource=\"pods\"}",
+};
+
+const WATCH_LAST_CONTACT: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_watch_last_contact_timestamp_seconds",
+    kind: "gauge",
+    labels: &["resource"],
+    help: "Unix time the API server last answered the watch of a resource (a list page, a watch opened, an event or a bookmark); with one watch per namespace, the stalest. The findings of that resource are as old as this during an outage.",
+    example: "time() - min by (resource) (kube_lifecycle_watch_last_contact_timestamp_seconds) > 300",
 };
 
 const BUILD_INFO: MetricDoc = MetricDoc {
@@ -193,6 +202,7 @@ pub(super) const CATALOGUE: &[MetricDoc] = &[
     WATCH_RESTARTS,
     WATCH_ERRORS,
     WATCH_LAST_EVENT,
+    WATCH_LAST_CONTACT,
     BUILD_INFO,
     RENDER_DURATION,
     POD_TERMINATING,
@@ -245,6 +255,7 @@ pub(crate) struct Telemetry {
     watch_restarts: Family<ResourceLabel, Counter>,
     watch_errors: Family<ErrorLabels, Counter>,
     watch_last_event: Family<ResourceLabel, Gauge<f64, AtomicU64>>,
+    watch_last_contact: Family<ResourceLabel, Gauge<f64, AtomicU64>>,
     build_info: Family<BuildLabels, Gauge>,
     render_seconds: Gauge<f64, AtomicU64>,
     pod_terminating: Family<CauseLabel, Histogram>,
@@ -261,6 +272,7 @@ impl Default for Telemetry {
             watch_restarts: Family::default(),
             watch_errors: Family::default(),
             watch_last_event: Family::default(),
+            watch_last_contact: Family::default(),
             build_info: Family::default(),
             render_seconds: Gauge::default(),
             pod_terminating: Family::new_with_constructor(|| {
@@ -290,6 +302,11 @@ impl Telemetry {
         add(registry, &WATCH_RESTARTS, self.watch_restarts.clone());
         add(registry, &WATCH_ERRORS, self.watch_errors.clone());
         add(registry, &WATCH_LAST_EVENT, self.watch_last_event.clone());
+        add(
+            registry,
+            &WATCH_LAST_CONTACT,
+            self.watch_last_contact.clone(),
+        );
         add(registry, &BUILD_INFO, self.build_info.clone());
         add(registry, &RENDER_DURATION, self.render_seconds.clone());
         add(registry, &POD_TERMINATING, self.pod_terminating.clone());
@@ -333,7 +350,7 @@ impl Telemetry {
         self.watch_events
             .get_or_create(&EventLabels {
                 resource: kind.plural(),
-                r#type: "listed",
+                event: "listed",
             })
             .inc_by(objects as u64);
         self.event_seen(kind);
@@ -349,11 +366,11 @@ impl Telemetry {
         self.watch_event(kind, "deleted");
     }
 
-    fn watch_event(&self, kind: Kind, r#type: &'static str) {
+    fn watch_event(&self, kind: Kind, event: &'static str) {
         self.watch_events
             .get_or_create(&EventLabels {
                 resource: kind.plural(),
-                r#type,
+                event,
             })
             .inc();
         self.event_seen(kind);
@@ -363,6 +380,14 @@ impl Telemetry {
         self.watch_last_event
             .get_or_create(&ResourceLabel::of(kind))
             .set(unix_seconds(Timestamp::now()));
+    }
+
+    /// The API server answered a watch of `kind`; `at` is the stalest of its
+    /// watches' last answers, in Unix seconds.
+    pub(crate) fn watch_contact(&self, kind: Kind, at: f64) {
+        self.watch_last_contact
+            .get_or_create(&ResourceLabel::of(kind))
+            .set(at);
     }
 
     /// Listing or watching `kind` failed, for a bounded `reason`.
@@ -452,6 +477,7 @@ mod tests {
         t.watch_restarted(Kind::Pod);
         t.applied(Kind::Pod);
         t.watch_failed(Kind::Pod, "forbidden");
+        t.watch_contact(Kind::Pod, 1.0);
         t.pod_terminated(TerminatingCause::Graceful, 1.0);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();

@@ -5,8 +5,19 @@
 //! the same events (so its backoff, the telemetry and the model's handling stay
 //! as they were): a paginated list (`limit`, `continue`) read with the most recent
 //! semantics, then a watch from the list's resourceVersion with bookmarks, resumed
-//! from the last version seen when the server ends it, and a new list after
-//! 410 Gone.
+//! from the last version seen when the server ends it.
+//!
+//! It lists again, rather than resuming, whenever the server's history cannot be
+//! trusted to bring the model up to date: after 410 Gone (the version is
+//! compacted away), after "Too large resource version" (504, cause
+//! `ResourceVersionTooLarge`: the server has not reached our version, so it has
+//! started over, as after an etcd restore or on a server that keeps no history),
+//! and after the server was unreachable (connection refused or reset, DNS,
+//! TLS): a server that comes back may come back with another store, and a
+//! history that starts over may pass our version before we ask. That is one
+//! list per outage per resource; a watch the server ends normally (its
+//! timeout) is resumed. `relist_every`, when set, lists again on a schedule as
+//! well, for servers that lose events without saying so.
 //!
 //! What it does differently is how a list is read: by `Pages`, which reads,
 //! decodes and hands over a list's pages as a pipeline, decoding with
@@ -33,6 +44,8 @@ pub struct Params {
     pub timeout: Option<u32>,
     /// Objects per list page.
     pub page_size: u32,
+    /// List again this long after the last list, even if nothing went wrong.
+    pub relist_every: Option<Duration>,
 }
 
 /// The server's own default when a watch asks for no timeout, and how much
@@ -46,8 +59,16 @@ type WatchStream<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 /// objects a page at a time, so the model takes in a page at once.
 #[derive(Debug)]
 pub enum Event<K> {
-    /// A list begins: the first, or again after 410 Gone or an error.
+    /// A list begins: the first, or again when the watch cannot be resumed
+    /// (410 Gone, too large a resourceVersion, the server unreachable) or
+    /// after a failed list.
     Init,
+    /// The server answered a request that brought no object: a watch opened,
+    /// or a bookmark came. (Pages and watch events say so themselves.)
+    Contact,
+    /// The list that follows is the scheduled one (`relist_every`), not a
+    /// watch that could not be resumed.
+    Scheduled,
     /// A page of the list, and how many objects the server said are left
     /// after it (`remainingItemCount`), when it did.
     InitPage {
@@ -84,6 +105,8 @@ struct ListWatch<T: Slim> {
     client: Client,
     params: Params,
     phase: Phase<T>,
+    /// When the next scheduled relist is due (`relist_every`).
+    relist_at: Option<tokio::time::Instant>,
 }
 
 /// The events of one resource, listed and then watched, for ever.
@@ -100,6 +123,7 @@ where
         client,
         params,
         phase: Phase::Empty,
+        relist_at: None,
     };
     futures::stream::unfold(state, |mut state| async move {
         loop {
@@ -136,6 +160,10 @@ where
             Phase::Paging { mut pages, last } => {
                 if let Some(resource_version) = last {
                     self.phase = Phase::Listed { resource_version };
+                    self.relist_at = self
+                        .params
+                        .relist_every
+                        .map(|every| tokio::time::Instant::now() + every);
                     return Some(Ok(Event::InitDone));
                 }
                 match pages.next().await {
@@ -178,11 +206,16 @@ where
                             resource_version,
                             stream: stream.boxed(),
                         };
-                        None
+                        Some(Ok(Event::Contact))
                     }
                     Err(err) => {
                         log_failure("watch", &err);
-                        self.phase = Phase::Listed { resource_version };
+                        // Unreachable, or ahead of the server: the history to
+                        // resume from is not to be trusted; list again (the
+                        // phase is left `Empty`).
+                        if !(unreachable(&err) || too_large_error(&err)) {
+                            self.phase = Phase::Listed { resource_version };
+                        }
                         Some(Err(watcher::Error::WatchStartFailed(err)))
                     }
                 }
@@ -204,14 +237,22 @@ where
         let idle = Duration::from_secs(u64::from(
             self.params.timeout.unwrap_or(DEFAULT_WATCH_TIMEOUT),
         )) + IDLE_MARGIN;
-        let next = match tokio::time::timeout(idle, stream.next()).await {
-            Ok(next) => next,
-            Err(_) => {
-                tracing::debug!(
-                    seconds = idle.as_secs(),
-                    "watch silent past its timeout; watching again"
-                );
-                None
+        let relist_at = self.relist_at;
+        let next = tokio::select! {
+            next = tokio::time::timeout(idle, stream.next()) => match next {
+                Ok(next) => next,
+                Err(_) => {
+                    tracing::debug!(
+                        seconds = idle.as_secs(),
+                        "watch silent past its timeout; watching again"
+                    );
+                    None
+                }
+            },
+            () = until(relist_at) => {
+                tracing::debug!("scheduled relist");
+                // The phase is left `Empty`: list again.
+                return Some(Ok(Event::Scheduled));
             }
         };
         let (event, resource_version) = match next {
@@ -227,23 +268,30 @@ where
                 };
                 (Some(Ok(Event::Delete(object))), version)
             }
-            Some(Ok(WatchEvent::Bookmark(bookmark))) => (None, bookmark.metadata.resource_version),
+            Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+                (Some(Ok(Event::Contact)), bookmark.metadata.resource_version)
+            }
             Some(Ok(WatchEvent::Error(status))) => {
                 tracing::debug!(?status, "the watch ended in an error");
-                let gone = status.code == 410;
+                // Compacted away (410), or ahead of a server that started
+                // over (504, too large): list again.
+                let relist = status.code == 410 || too_large(&status);
                 let error = Some(Err(watcher::Error::WatchError(status)));
-                if gone {
-                    // The version to resume from is compacted away: list again.
+                if relist {
                     return error;
                 }
                 (error, resource_version)
             }
             Some(Err(err)) => {
                 log_failure("watch", &err);
-                (
-                    Some(Err(watcher::Error::WatchFailed(err))),
-                    resource_version,
-                )
+                let reset = unreachable(&err);
+                let error = Some(Err(watcher::Error::WatchFailed(err)));
+                if reset {
+                    // The connection broke mid-watch: the server may be coming
+                    // back with another store. List again.
+                    return error;
+                }
+                (error, resource_version)
             }
             None => {
                 // The server ended the watch (its timeout): resume from here.
@@ -257,6 +305,40 @@ where
         };
         event
     }
+}
+
+/// Resolves at `deadline`, or never.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the request never reached the server or the connection broke:
+/// refused, reset, DNS, TLS, a connect timeout. Not an answer of the server.
+pub(crate) fn unreachable(err: &kube::Error) -> bool {
+    matches!(
+        err,
+        kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_)
+    )
+}
+
+/// The upstream answer to a watch or list from a resourceVersion the server
+/// has not reached (`storage.NewTooLargeResourceVersionError`): 504, reason
+/// Timeout, cause `ResourceVersionTooLarge`, message "Too large resource
+/// version: 123, current: 45".
+pub(crate) fn too_large(status: &kube::core::Status) -> bool {
+    status.code == 504
+        && (status.details.as_ref().is_some_and(|d| {
+            d.causes
+                .iter()
+                .any(|c| c.reason == "ResourceVersionTooLarge")
+        }) || status.message.starts_with("Too large resource version"))
+}
+
+fn too_large_error(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(status) if too_large(status))
 }
 
 /// The resourceVersion a watch resumes from after this object, if it has one.

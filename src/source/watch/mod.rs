@@ -9,7 +9,7 @@ pub(crate) mod shard;
 mod state;
 mod transitions;
 
-pub(crate) use state::LiveState;
+pub(crate) use state::{Connection, LiveState};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -26,7 +26,7 @@ use crate::model::{Kind, KindVisitor, Slim};
 use super::api::{PAGE_SIZE, Watched, api};
 use list_watch::Event;
 use shard::Shard;
-use state::{Listing, Scope};
+use state::{Failure, Listing, Said, Scope};
 
 /// What to watch.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +40,9 @@ pub(crate) struct WatchOptions {
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
     /// `None` keeps the default, 290 s.
     pub(crate) watch_timeout: Option<std::time::Duration>,
+    /// List again this often even when nothing went wrong (`None`: only when
+    /// the watch cannot be resumed).
+    pub(crate) relist_interval: Option<std::time::Duration>,
 }
 
 /// What a list-watch does with a resource: one list, then watches.
@@ -147,6 +150,7 @@ fn spawn_one(
             .watch_timeout
             .map(|t| t.as_secs().clamp(1, u64::from(u32::MAX)) as u32),
         page_size: PAGE_SIZE,
+        relist_every: options.relist_interval,
     };
     kind.visit(Spawn {
         client: client.clone(),
@@ -252,8 +256,14 @@ async fn run<T: Slim>(
     let mut listing: Option<Listing> = None;
     while let Some(item) = stream.next().await {
         match item {
-            Ok(Event::Init) => listing = Some(state.listing(T::KIND, &scope)),
+            Ok(Event::Init) => {
+                state.listing_again(T::KIND, &scope);
+                listing = Some(state.listing(T::KIND, &scope));
+            }
+            Ok(Event::Contact) => state.contact(T::KIND, &scope, false),
+            Ok(Event::Scheduled) => state.scheduled_relist(T::KIND, &scope),
             Ok(Event::InitPage { objects, remaining }) => {
+                state.contact(T::KIND, &scope, true);
                 let listing = listing.get_or_insert_with(|| state.listing(T::KIND, &scope));
                 let objects = objects.into_iter().filter(keep).map(Watched::into_object);
                 state.list(listing, objects, remaining);
@@ -264,9 +274,17 @@ async fn run<T: Slim>(
                     .unwrap_or_else(|| state.listing(T::KIND, &scope));
                 state.relist(T::KIND, &scope, listing)
             }
-            Ok(Event::Apply(w)) if keep(&w) => state.apply(w.into_object()),
-            Ok(Event::Delete(w)) if keep(&w) => state.delete(w.into_object()),
-            Ok(Event::Apply(_) | Event::Delete(_)) => {}
+            Ok(Event::Apply(w) | Event::Delete(w)) if !keep(&w) => {
+                state.contact(T::KIND, &scope, false)
+            }
+            Ok(Event::Apply(w)) => {
+                state.contact(T::KIND, &scope, false);
+                state.apply(w.into_object())
+            }
+            Ok(Event::Delete(w)) => {
+                state.contact(T::KIND, &scope, false);
+                state.delete(w.into_object())
+            }
             Err(err) => report(&state, T::KIND, &scope, &err),
         }
     }
@@ -283,6 +301,26 @@ where
     list_watch::list_watch(api, client, config)
 }
 
+/// What an error does to the watch: see [`list_watch`]'s rules for a relist.
+fn failure(err: &watcher::Error) -> Failure {
+    match err {
+        watcher::Error::WatchError(status)
+            if status.code == 410 || list_watch::too_large(status) =>
+        {
+            Failure::Relist
+        }
+        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+            if list_watch::too_large(status) =>
+        {
+            Failure::Relist
+        }
+        watcher::Error::WatchFailed(kube::Error::SerdeError(_)) => Failure::Passing,
+        // An ERROR event the watch goes on after.
+        watcher::Error::WatchError(_) => Failure::Passing,
+        _ => Failure::Lost,
+    }
+}
+
 /// A bounded reason for a watch error, and the verb that failed.
 pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
     fn client(err: &kube::Error) -> &'static str {
@@ -292,6 +330,7 @@ pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
                 403 => "forbidden",
                 404 => "not_found",
                 410 => "expired",
+                504 if list_watch::too_large(status) => "too_large",
                 500..=599 => "server_error",
                 _ => "other",
             },
@@ -310,6 +349,7 @@ pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
             match status.code {
                 403 => "forbidden",
                 410 => "expired",
+                504 if list_watch::too_large(status) => "too_large",
                 500..=599 => "server_error",
                 _ => "other",
             },
@@ -319,14 +359,32 @@ pub(crate) fn classify(err: &watcher::Error) -> (&'static str, &'static str) {
     }
 }
 
+/// Logs an error the way the operator needs it: an outage once per resource
+/// when it begins (the end is logged with its length when the server answers
+/// again), a relist once, a bad line once per message; retries only at debug.
 fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
     let (reason, verb) = classify(err);
     let resource = kind.plural();
     let message = err.to_string();
-    let first = state.record_error(kind, scope, reason, &message);
+    let failure = failure(err);
+    let said = state.record_error(kind, scope, reason, &message, failure);
     let namespace = scope.as_deref();
-    match (reason, first) {
-        ("forbidden", true) => {
+    match (failure, reason, said) {
+        (_, _, Said::Again) => {
+            tracing::debug!(resource, namespace, verb, reason, error = %message, "watch error persists; retrying")
+        }
+        (Failure::Relist, "expired", Said::New) => tracing::info!(
+            resource,
+            namespace,
+            "watch expired (410 Gone); listing again"
+        ),
+        (Failure::Relist, _, Said::New) => tracing::info!(
+            resource,
+            namespace,
+            error = %message,
+            "the API server is behind this watch's resourceVersion (its history started over); listing again"
+        ),
+        (Failure::Lost, "forbidden", Said::New) => {
             let api_group = if kind.group().is_empty() {
                 "\"\" (core)"
             } else {
@@ -343,16 +401,17 @@ fn report(state: &LiveState, kind: Kind, scope: &Scope, err: &watcher::Error) {
                 VERBS.join(" and ")
             );
         }
-        ("expired", _) => tracing::info!(
+        (Failure::Lost, _, Said::New) => tracing::warn!(
             resource,
             namespace,
-            "watch expired (410 Gone); listing again"
+            verb,
+            reason,
+            error = %message,
+            "lost the API server; serving the last known state and retrying with backoff \
+             (logged again when it is back)"
         ),
-        (_, true) => {
-            tracing::warn!(resource, namespace, verb, reason, error = %message, "watch error; retrying with backoff")
-        }
-        (_, false) => {
-            tracing::debug!(resource, namespace, verb, reason, error = %message, "watch error persists")
+        (Failure::Passing, _, Said::New) => {
+            tracing::warn!(resource, namespace, verb, reason, error = %message, "watch error; watching on")
         }
     }
 }

@@ -33,6 +33,73 @@ pub(crate) struct Listing {
     objects: usize,
 }
 
+/// How one watch stands with the API server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Connection {
+    /// Its first list is under way.
+    Starting,
+    /// Listed and watching.
+    Connected,
+    /// It lost the server (or the server keeps refusing it) at `since`, and
+    /// retries with backoff. The model keeps the last known state meanwhile.
+    Retrying { since: Timestamp },
+    /// Listing again, because the watch could not be resumed; `outage` is when
+    /// it lost the server, if that is why.
+    Relisting { outage: Option<Timestamp> },
+}
+
+impl Connection {
+    /// When the outage this state is part of began, if it is part of one.
+    fn outage(self) -> Option<Timestamp> {
+        match self {
+            Connection::Retrying { since } => Some(since),
+            Connection::Relisting { outage } => outage,
+            Connection::Starting | Connection::Connected => None,
+        }
+    }
+}
+
+/// What a watch's error means for its connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// The watch goes on (a line it could not decode).
+    Passing,
+    /// The watch cannot be resumed and lists again (410 Gone, too large a
+    /// resourceVersion).
+    Relist,
+    /// The server is unreachable or refuses: retried with backoff.
+    Lost,
+}
+
+/// What a watch's error is to be logged as, decided by its connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Said {
+    /// First of its kind: say it.
+    New,
+    /// Part of something already said: debug only.
+    Again,
+}
+
+/// One watch's bookkeeping.
+#[derive(Debug)]
+struct Health {
+    connection: Connection,
+    last_contact: Option<Timestamp>,
+    /// The list under way is the scheduled one (`--relist-interval`): not a
+    /// restart.
+    scheduled: bool,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health {
+            connection: Connection::Starting,
+            last_contact: None,
+            scheduled: false,
+        }
+    }
+}
+
 /// The uid of the pod or namespace the model holds at `key` (the kinds whose
 /// deletion is recorded).
 fn held_uid<'c>(cluster: &'c Cluster, kind: Kind, key: &ObjectKey) -> Option<&'c Uid> {
@@ -50,8 +117,10 @@ pub(crate) struct LiveState {
     transitions: Mutex<Transitions>,
     /// Each watch and whether it has completed its first list.
     synced: Mutex<BTreeMap<(Kind, Scope), bool>>,
-    /// The last error logged per watch, so a persisting error is logged once.
+    /// The last error per watch that has not recovered since.
     last_error: Mutex<BTreeMap<(Kind, Scope), String>>,
+    /// Each watch's connection and last contact with the server.
+    health: Mutex<BTreeMap<(Kind, Scope), Health>>,
     /// The part of the cluster whose findings this exporter reports.
     shard: Shard,
     /// Sharded watches follow the namespaces: not ready until they have been
@@ -75,6 +144,7 @@ impl LiveState {
             transitions: Mutex::new(Transitions::default()),
             synced: Mutex::new(watches.into_iter().map(|w| (w, false)).collect()),
             last_error: Mutex::new(BTreeMap::new()),
+            health: Mutex::new(BTreeMap::new()),
             shard: Shard::default(),
             awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
             clock_offset: jiff::SignedDuration::ZERO,
@@ -167,6 +237,7 @@ impl LiveState {
         let scope: Scope = Some(namespace.to_string());
         self.synced.lock().retain(|(_, s), _| *s != scope);
         self.last_error.lock().retain(|(_, s), _| *s != scope);
+        self.health.lock().retain(|(_, s), _| *s != scope);
         let mut cluster = self.cluster.write();
         for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
             cluster.reset_namespace(kind, namespace, Vec::new());
@@ -283,7 +354,25 @@ impl LiveState {
             .lock()
             .insert((kind, scope.clone()), true)
             .unwrap_or(false);
-        if was_synced {
+        let (outage, scheduled) = self.reconnected(kind, scope);
+        if let Some(since) = outage {
+            self.telemetry.watch_restarted(kind);
+            tracing::info!(
+                resource,
+                namespace = scope.as_deref(),
+                objects = count,
+                outage_seconds = outage_seconds(since),
+                "the API server is back after {}; relisted",
+                outage_length(since)
+            );
+        } else if scheduled {
+            tracing::debug!(
+                resource,
+                namespace = scope.as_deref(),
+                objects = count,
+                "relisted on schedule"
+            );
+        } else if was_synced {
             self.telemetry.watch_restarted(kind);
             tracing::info!(
                 resource,
@@ -354,23 +443,165 @@ impl LiveState {
         }
     }
 
-    /// Records a watch error; returns whether it differs from the previous one
-    /// of that watch (so the caller logs a persisting error once).
+    /// Records a watch error and what it does to the watch's connection;
+    /// returns whether it is news (so an outage is logged once, not per retry).
     pub(crate) fn record_error(
         &self,
         kind: Kind,
         scope: &Scope,
         reason: &'static str,
         message: &str,
-    ) -> bool {
+        failure: Failure,
+    ) -> Said {
         self.telemetry.watch_failed(kind, reason);
-        let mut last = self.last_error.lock();
         let key = (kind, scope.clone());
-        let new = last.get(&key).is_none_or(|m| m != message);
-        if new {
-            last.insert(key, message.to_string());
+        let new_message = {
+            let mut last = self.last_error.lock();
+            let new = last.get(&key).is_none_or(|m| m != message);
+            if new && failure != Failure::Relist {
+                last.insert(key.clone(), message.to_string());
+            }
+            new
+        };
+        let mut health = self.health.lock();
+        let health = health.entry(key).or_default();
+        let before = health.connection;
+        match failure {
+            Failure::Passing => {
+                if new_message {
+                    Said::New
+                } else {
+                    Said::Again
+                }
+            }
+            Failure::Relist => {
+                health.connection = Connection::Relisting {
+                    outage: before.outage(),
+                };
+                Said::New
+            }
+            Failure::Lost => match before {
+                Connection::Retrying { .. } => Said::Again,
+                // A list that fails while recovering is the same outage.
+                Connection::Relisting {
+                    outage: Some(since),
+                } => {
+                    health.connection = Connection::Retrying { since };
+                    Said::Again
+                }
+                Connection::Starting
+                | Connection::Connected
+                | Connection::Relisting { outage: None } => {
+                    health.connection = Connection::Retrying {
+                        since: Timestamp::now(),
+                    };
+                    Said::New
+                }
+            },
         }
-        new
+    }
+
+    /// The next list is the scheduled one.
+    pub(crate) fn scheduled_relist(&self, kind: Kind, scope: &Scope) {
+        self.health
+            .lock()
+            .entry((kind, scope.clone()))
+            .or_default()
+            .scheduled = true;
+    }
+
+    /// A list begins: the watch could not be resumed (or it is the first).
+    pub(crate) fn listing_again(&self, kind: Kind, scope: &Scope) {
+        let mut health = self.health.lock();
+        let health = health.entry((kind, scope.clone())).or_default();
+        if health.connection == Connection::Connected {
+            health.connection = Connection::Relisting { outage: None };
+        }
+    }
+
+    /// The server answered this watch (a page, a watch opened, an event, a
+    /// bookmark). `listing`: inside a list, which ends the outage when done.
+    pub(crate) fn contact(&self, kind: Kind, scope: &Scope, listing: bool) {
+        let now = Timestamp::now();
+        let back = {
+            let mut health = self.health.lock();
+            let entry = health.entry((kind, scope.clone())).or_default();
+            entry.last_contact = Some(now);
+            let back = match entry.connection {
+                Connection::Retrying { since } if listing => {
+                    entry.connection = Connection::Relisting {
+                        outage: Some(since),
+                    };
+                    None
+                }
+                Connection::Retrying { since } => {
+                    entry.connection = Connection::Connected;
+                    Some(since)
+                }
+                _ => None,
+            };
+            // With one watch per namespace, the resource's contact is its
+            // stalest watch's.
+            let oldest = health
+                .iter()
+                .filter(|((k, _), _)| *k == kind)
+                .filter_map(|(_, h)| h.last_contact)
+                .min();
+            if let Some(oldest) = oldest {
+                self.telemetry
+                    .watch_contact(kind, oldest.as_millisecond() as f64 / 1000.0);
+            }
+            back
+        };
+        if let Some(since) = back {
+            self.last_error.lock().remove(&(kind, scope.clone()));
+            tracing::info!(
+                resource = kind.plural(),
+                namespace = scope.as_deref(),
+                outage_seconds = outage_seconds(since),
+                "the API server is back after {}; watching again",
+                outage_length(since)
+            );
+        }
+    }
+
+    /// A list is whole: the watch is connected; returns when the outage it
+    /// ends began, if it ends one, and whether it was the scheduled list.
+    fn reconnected(&self, kind: Kind, scope: &Scope) -> (Option<Timestamp>, bool) {
+        let mut health = self.health.lock();
+        let health = health.entry((kind, scope.clone())).or_default();
+        let outage = health.connection.outage();
+        health.connection = Connection::Connected;
+        (outage, std::mem::take(&mut health.scheduled))
+    }
+
+    /// Each watched resource's connection: the worst of its watches' (one per
+    /// namespace when limited to some).
+    pub(crate) fn connections(&self) -> Vec<(Kind, Connection)> {
+        let health = self.health.lock();
+        let mut by_kind: BTreeMap<Kind, Connection> = BTreeMap::new();
+        let synced = self.synced.lock();
+        for (kind, _) in synced.keys() {
+            by_kind.entry(*kind).or_insert(Connection::Starting);
+        }
+        drop(synced);
+        let rank = |c: &Connection| match c {
+            Connection::Connected => 0,
+            Connection::Relisting { .. } => 1,
+            Connection::Starting => 2,
+            Connection::Retrying { .. } => 3,
+        };
+        let mut seen: BTreeMap<Kind, Connection> = BTreeMap::new();
+        for ((kind, _), h) in health.iter() {
+            let entry = seen.entry(*kind).or_insert(h.connection);
+            if rank(&h.connection) > rank(entry) {
+                *entry = h.connection;
+            }
+        }
+        for (kind, connection) in seen {
+            by_kind.insert(kind, connection);
+        }
+        by_kind.into_iter().collect()
     }
 
     /// Forgets warning events older than `max_age`.
@@ -433,6 +664,21 @@ impl FindingsSource for LiveState {
 impl HeldObjects for LiveState {
     fn counts(&self) -> Vec<(Kind, usize)> {
         LiveState::counts(self)
+    }
+}
+
+/// Seconds from `since` to now, whole.
+fn outage_seconds(since: Timestamp) -> i64 {
+    Timestamp::now().duration_since(since).as_secs().max(0)
+}
+
+/// From `since` to now, as a person reads it (`1m 12s`).
+fn outage_length(since: Timestamp) -> String {
+    let seconds = outage_seconds(since);
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m {}s", seconds / 60, seconds % 60),
+        _ => format!("{}h {}m", seconds / 3600, seconds % 3600 / 60),
     }
 }
 
