@@ -117,7 +117,9 @@ fn is_eviction_message(lower: &str) -> bool {
 }
 
 fn is_shutdown(lower: &str) -> bool {
-    lower.contains("node shutdown") || lower.contains("shutting down")
+    // "Node is shutting, evicting pods" (1.20), "... in response to imminent
+    // node shutdown." (1.21+), "Pod was rejected as node is shutting down."
+    lower.contains("node shutdown") || lower.contains("is shutting")
 }
 
 /// The eviction manager's message: a storage limit, or a resource the node
