@@ -138,6 +138,16 @@ local panels = import 'lib/panels.libsonnet';
             'Crash-looping containers their liveness or startup probe kills, by what the probe said: http_status, connection_refused, timeout, exec_failed, grpc, other.',
             [{ expr: countBy('probe_failure', ['namespace', 'pod', 'container', 'probe_failure'], 'kube_lifecycle_container_probe_killed'), legend: '{{probe_failure}}' }],
           ) + p.finding('crash_loop'),
+          p.timeseries(
+            'Evicted pods by cause',
+            'Pods evicted or rejected that still exist (phase Failed), by cause: node pressure (memory, disk, pids), storage limits, preemption, taint eviction, node shutdown, kubelet admission.',
+            [{ expr: p.wrap('sum by %s (' % p.byCluster(['cause']), p.series('kube_lifecycle_evicted_pods')), legend: '{{cause}}' }],
+          ) + p.finding('pod_evicted', p.fieldCause),
+          p.timeseries(
+            'Evictions by cause',
+            'Evictions the exporter saw happen, by cause (kube_lifecycle_pod_evictions_total); a burst is KubeLifecyclePodEvictions.',
+            [{ expr: p.wrap('sum by %s (' % p.byCluster(['cause']), 'increase(%s[$__rate_interval])' % p.series('kube_lifecycle_pod_evictions_total')), legend: '{{cause}}' }],
+          ) + p.finding('pod_evicted', p.fieldCause),
 
           p.row('Pending pods'),
           p.timeseries(
