@@ -177,7 +177,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 22, "{text}");
+    assert_eq!(lines.len(), 25, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
