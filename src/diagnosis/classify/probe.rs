@@ -164,7 +164,12 @@ pub fn probe_failure(output: &str) -> ProbeFailure {
     if lower.trim().is_empty() {
         return ProbeFailure::ExecFailed;
     }
-    if lower.contains("probe failed with statuscode") || lower.contains("statuscode:") {
+    // Before 1.2 the HTTP prober gave the failing answer's body, not its
+    // status code: an HTML page is an HTTP answer.
+    let html = ["<html", "<!doctype", "<head"]
+        .iter()
+        .any(|tag| lower.trim_start().starts_with(tag));
+    if lower.contains("probe failed with statuscode") || lower.contains("statuscode:") || html {
         return ProbeFailure::HttpStatus;
     }
     if has(REFUSED) || ends_with_eof(&lower) {
