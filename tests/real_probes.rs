@@ -33,8 +33,17 @@ fn check_probes(rows: &[(&str, &str, ProbeKind, ProbeFailure)]) {
     );
 }
 
-/// Every eviction row (reason, message, DisruptionTarget) that disagrees, at once.
-fn check_evictions(rows: &[(&str, &str, &str, Option<(&str, &str)>, EvictionCause)]) {
+/// (source, status reason, status message, DisruptionTarget reason and message, cause).
+type EvictionRow<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<(&'a str, &'a str)>,
+    EvictionCause,
+);
+
+/// Every eviction row that disagrees, at once.
+fn check_evictions(rows: &[EvictionRow]) {
     let wrong: Vec<String> = rows
         .iter()
         .filter_map(|(source, reason, message, disruption, expected)| {
