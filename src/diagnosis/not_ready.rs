@@ -151,3 +151,105 @@ fn unready_containers(message: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnosis::{Cause, NotReadyCause, diagnose};
+    use crate::model::{Cluster, CoreEvent, Object, Pod};
+
+    const NOW: &str = "2024-06-01T00:00:00Z";
+
+    fn pod(name: &str, extra_meta: &str, ready: &str, waiting: bool) -> Object {
+        let state = if waiting {
+            r#"{"waiting":{"reason":"CrashLoopBackOff"}}"#
+        } else {
+            r#"{"running":{}}"#
+        };
+        let json = format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"ns","uid":"u-{name}"{extra_meta}}},
+                "spec":{{"nodeName":"n1"}},
+                "status":{{"phase":"Running","conditions":[{ready}],
+                  "containerStatuses":[{{"name":"app","state":{state}}}]}}}}"#
+        );
+        Object::Pod(serde_json::from_str::<Pod>(&json).unwrap())
+    }
+
+    fn not_ready(reason: &str, message: &str, since: &str) -> String {
+        format!(
+            r#"{{"type":"Ready","status":"False","reason":"{reason}","message":"{message}","lastTransitionTime":"{since}"}}"#
+        )
+    }
+
+    #[test]
+    fn only_long_not_ready_running_pods_nobody_else_explains() {
+        let mut c = Cluster::new();
+        let old = "2024-05-31T23:00:00Z";
+        let gate = not_ready(
+            "ReadinessGatesNotReady",
+            "corresponding condition of pod readiness gate \\\"target-health.elbv2.k8s.aws/k8s-web\\\" does not exist.",
+            old,
+        );
+        let containers = not_ready(
+            "ContainersNotReady",
+            "containers with unready status: [app]",
+            old,
+        );
+        c.apply(pod("gated", "", &gate, false));
+        c.apply(pod("probed", "", &containers, false));
+        c.apply(pod("quiet", "", &containers, false));
+        // Not Ready for 2 minutes only, crash-looping, being deleted, Ready: nothing.
+        c.apply(pod(
+            "recent",
+            "",
+            &not_ready("ContainersNotReady", "", "2024-05-31T23:58:00Z"),
+            false,
+        ));
+        c.apply(pod("looping", "", &containers, true));
+        c.apply(pod(
+            "deleting",
+            r#","deletionTimestamp":"2024-05-31T23:59:00Z""#,
+            &containers,
+            false,
+        ));
+        c.apply(pod(
+            "healthy",
+            "",
+            r#"{"type":"Ready","status":"True"}"#,
+            false,
+        ));
+        let event: CoreEvent = serde_json::from_str(
+            r#"{"metadata":{"name":"probed.1","namespace":"ns"},"type":"Warning","reason":"Unhealthy",
+                "message":"Readiness probe failed: HTTP probe failed with statuscode: 503",
+                "involvedObject":{"kind":"Pod","namespace":"ns","name":"probed","uid":"u-probed",
+                                  "fieldPath":"spec.containers{app}"},
+                "firstTimestamp":"2024-05-31T22:59:40Z","lastTimestamp":"2024-05-31T23:59:50Z"}"#,
+        )
+        .unwrap();
+        c.apply(Object::Event(event.into()));
+        let found: Vec<(String, Cause, Option<String>)> = diagnose(&c, NOW.parse().unwrap())
+            .into_iter()
+            .filter(|f| matches!(f.cause, Cause::PodNotReady(_)))
+            .map(|f| (f.name, f.cause, f.container))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "gated".to_string(),
+                    Cause::PodNotReady(NotReadyCause::ReadinessGate),
+                    None
+                ),
+                (
+                    "probed".to_string(),
+                    Cause::PodNotReady(NotReadyCause::ReadinessProbe),
+                    Some("app".to_string())
+                ),
+                (
+                    "quiet".to_string(),
+                    Cause::PodNotReady(NotReadyCause::ContainersNotReady),
+                    Some("app".to_string())
+                ),
+            ]
+        );
+    }
+}

@@ -266,4 +266,33 @@ mod tests {
                 .is_empty()
         );
     }
+
+    #[test]
+    fn an_eviction_is_counted_once_when_it_happens() {
+        let mut t = Transitions::default();
+        let running = pod(
+            r#"{"metadata":{"name":"p","namespace":"ns","uid":"u1","ownerReferences":[
+                {"kind":"ReplicaSet","name":"web-7d9f8","uid":"r1","controller":true}]},
+                "spec":{"nodeName":"n1"},"status":{"phase":"Running"}}"#,
+        );
+        // https://github.com/openshift/release/pull/57180
+        let evicted = pod(
+            r#"{"metadata":{"name":"p","namespace":"ns","uid":"u1","ownerReferences":[
+                {"kind":"ReplicaSet","name":"web-7d9f8","uid":"r1","controller":true}]},
+                "spec":{"nodeName":"n1"},"status":{"phase":"Failed","reason":"Evicted",
+                "message":"The node was low on resource: memory. Threshold quantity: 100Mi, available: 20948Ki. Container docker-build was using 25378008Ki, request is 15234375Ki, has larger consumption of memory. "}}"#,
+        );
+        assert_eq!(t.pod_applied(None, &running), vec![]);
+        assert_eq!(
+            t.pod_applied(Some(&running), &evicted),
+            vec![Observation::PodEvicted {
+                namespace: "ns".into(),
+                owner_kind: "ReplicaSet".into(),
+                owner_name: "web-7d9f8".into(),
+                cause: EvictionCause::MemoryPressure,
+            }]
+        );
+        // A later update of the evicted pod is not another eviction.
+        assert_eq!(t.pod_applied(Some(&evicted), &evicted), vec![]);
+    }
 }
