@@ -42,6 +42,10 @@
     // resolves nor re-pages it. `null` leaves keep_firing_for out.
     keepFiringFor: '5m',
 
+    // KubeLifecyclePodEvictions: this many evictions of one cause in a namespace
+    // within 15 minutes is a burst.
+    evictionBurst: 5,
+
     // KubeLifecycleRegistryPullFailing: a registry is failing, not a node or a pod
     // spec, when transport failures (TLS, DNS, refused, timeout, rate limit) come
     // from at least this many nodes ...

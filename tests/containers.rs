@@ -195,7 +195,8 @@ fn crash_loop_oom_killed_with_exit_code_and_restarts() {
         f.detail,
         Detail::CrashLoop {
             exit_code: Some(137),
-            restarts: 3
+            restarts: 3,
+            probe_failure: None,
         }
     );
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:40:00Z");

@@ -77,6 +77,7 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
         "Pod env30/alert-engine-alert-engine-54fd454f64-clbd7[filebeat] image_pull qps_exceeded",
         "Pod fangrong/pms-558b58dfbd-fpjzl[pms] image_pull inspect_error",
+        "Pod default/ecsdemo-nodejs-6f8b9c7d5-k4m2p[ecsdemo-nodejs] crash_loop liveness_probe",
         "Pod default/mypod[sh] crash_loop oom_killed",
         "Pod prophet-resource-qa312/pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw[predictor] container_config read_only_fs",
         "DaemonSet monitoring/my-prom-prometheus-node-exporter daemonset_unscheduled host_port_conflict",
@@ -85,6 +86,8 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "DaemonSet logging/log-agent pod_create_refused pod_security",
         "StatefulSet orders/queue pod_create_refused webhook_unreachable",
         "ReplicaSet payments/api-7b9c5d6f4 pod_create_refused webhook_unreachable",
+        "Pod default/storefront-7c9d8b6f4-q8w2e[storefront] pod_not_ready readiness_probe",
+        "Pod pgpool/treetracker-pgpool-598947fd8f-vzvkq[treetracker-pgpool] pod_evicted memory_pressure",
     ];
     assert_eq!(got, want);
 }
@@ -102,6 +105,7 @@ fn json_findings_have_exactly_the_documented_keys() {
         "message",
         "name",
         "namespace",
+        "probe_failure",
         "reasons",
         "runbook",
         "since",
@@ -171,7 +175,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 22, "{text}");
+    assert_eq!(lines.len(), 25, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -196,7 +200,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
     assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
-    assert!(stderr(&out).contains("21 findings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("24 findings"), "{}", stderr(&out));
 }
 
 #[test]

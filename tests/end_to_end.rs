@@ -210,6 +210,16 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         ),
         ("KubeLifecycleContainerOOMKilledLooping", "pod", "mypod"),
         (
+            "KubeLifecycleContainerProbeKilled",
+            "pod",
+            "ecsdemo-nodejs-6f8b9c7d5-k4m2p",
+        ),
+        (
+            "KubeLifecyclePodNotReady",
+            "pod",
+            "storefront-7c9d8b6f4-q8w2e",
+        ),
+        (
             "KubeLifecycleContainerConfigError",
             "container",
             "predictor",

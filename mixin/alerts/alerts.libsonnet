@@ -4,6 +4,7 @@
 + (import 'namespaces.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'containers.libsonnet')
++ (import 'probes.libsonnet')
 + (import 'images.libsonnet')
 + (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')

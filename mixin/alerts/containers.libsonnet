@@ -32,7 +32,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerCrashLooping',
-          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], 'cause!="oom_killed"'),
+          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], 'cause!~"oom_killed|liveness_probe|startup_probe"'),
           'for': '15m',
           tier: 'ticket',
           summary: 'A container is crash-looping.',

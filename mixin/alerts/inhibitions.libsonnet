@@ -50,7 +50,7 @@
   // (alerts/apps_alerts.libsonnet, kubelet.libsonnet, kube_scheduler.libsonnet).
   kubernetesMixinInhibitRules:: [
     {
-      source_matchers: [names(['KubeLifecycleContainerCrashLooping', 'KubeLifecycleContainerOOMKilledLooping'])],
+      source_matchers: [names(['KubeLifecycleContainerCrashLooping', 'KubeLifecycleContainerOOMKilledLooping', 'KubeLifecycleContainerProbeKilled'])],
       target_matchers: ['alertname="KubePodCrashLooping"'],
       equal: [c.clusterLabel, 'namespace', 'pod', 'container'],
     },

@@ -80,6 +80,9 @@ local panels = import 'lib/panels.libsonnet';
           findingsStat('Image pull failures', 'Containers whose image cannot be pulled or inspected (ErrImagePull, ImagePullBackOff, ImageInspectError, InvalidImageName, ErrImageNeverPull).', 'image_pull'),
           findingsStat('Crash-looping containers', 'Containers in CrashLoopBackOff, every cause.', 'crash_loop'),
           findingsStat('OOMKilled crash loops', 'Containers in CrashLoopBackOff whose last run was OOMKilled: they exceed their memory limit.', 'crash_loop', 'cause="oom_killed"', cause='oom_killed'),
+          findingsStat('Containers killed by probes', 'Containers in CrashLoopBackOff whose last run their liveness or startup probe ended (causes liveness_probe, startup_probe).', 'crash_loop', 'cause=~"liveness_probe|startup_probe"'),
+          findingsStat('Pods not Ready', 'Running pods not Ready for longer than --not-ready-after (readiness probe failing, containers not ready, readiness gate).', 'pod_not_ready'),
+          findingsStat('Evicted pods', 'Pods evicted or rejected by their node, or disrupted by a controller, still present in phase Failed.', 'pod_evicted'),
           findingsStat('Container config errors', 'Containers that cannot be created or started because of their configuration (missing ConfigMap, Secret or key, runAsNonRoot, missing executable...).', 'container_config'),
           findingsStat('Stuck ContainerCreating', 'Scheduled pods whose containers are still being created (sandbox, CNI, volume mount or attach failures).', 'container_creating'),
           findingsStat('Namespaces Terminating', 'Namespaces deleted and not gone yet.', 'namespace_terminating'),
@@ -123,6 +126,28 @@ local panels = import 'lib/panels.libsonnet';
             drilldown=true,
             anomaly='pod_terminating',
           ),
+
+          p.row('Probes and evictions'),
+          p.timeseries(
+            'Pods not Ready by cause',
+            'Running pods not Ready for longer than --not-ready-after, by cause: readiness_probe (its probe fails), containers_not_ready, readiness_gate (a gate condition not set), unknown.',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'cause'], 'kube_lifecycle_pod_not_ready_since_timestamp_seconds'), legend: '{{cause}}' }],
+          ) + p.finding('pod_not_ready', p.fieldCause),
+          p.timeseries(
+            'Containers killed by probes, by probe failure',
+            'Crash-looping containers their liveness or startup probe kills, by what the probe said: http_status, connection_refused, timeout, exec_failed, grpc, other.',
+            [{ expr: countBy('probe_failure', ['namespace', 'pod', 'container', 'probe_failure'], 'kube_lifecycle_container_probe_killed'), legend: '{{probe_failure}}' }],
+          ) + p.finding('crash_loop'),
+          p.timeseries(
+            'Evicted pods by cause',
+            'Pods evicted or rejected that still exist (phase Failed), by cause: node pressure (memory, disk, pids), storage limits, preemption, taint eviction, node shutdown, kubelet admission.',
+            [{ expr: p.wrap('sum by %s (' % p.byCluster(['cause']), p.series('kube_lifecycle_evicted_pods')), legend: '{{cause}}' }],
+          ) + p.finding('pod_evicted', p.fieldCause),
+          p.timeseries(
+            'Evictions by cause',
+            'Evictions the exporter saw happen, by cause (kube_lifecycle_pod_evictions_total); a burst is KubeLifecyclePodEvictions.',
+            [{ expr: p.wrap('sum by %s (' % p.byCluster(['cause']), 'increase(%s[$__rate_interval])' % p.series('kube_lifecycle_pod_evictions_total')), legend: '{{cause}}' }],
+          ) + p.finding('pod_evicted', p.fieldCause),
 
           p.row('Pending pods'),
           p.timeseries(

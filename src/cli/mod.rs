@@ -98,6 +98,10 @@ pub(crate) struct Thresholds {
     /// A scheduled pod creating containers this long with no warning event counts as `container_creating`.
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CREATING_AFTER")]
     pub(crate) creating_after: SignedDuration,
+
+    /// A Running pod not Ready this long (since its Ready condition changed) counts as `pod_not_ready`.
+    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_NOT_READY_AFTER")]
+    pub(crate) not_ready_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -105,6 +109,7 @@ impl Thresholds {
         Settings {
             unscheduled_after: self.unscheduled_after,
             creating_after: self.creating_after,
+            not_ready_after: self.not_ready_after,
         }
     }
 }

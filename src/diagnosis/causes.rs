@@ -66,6 +66,8 @@ vocabulary! {
         ContainerConfig = "container_config": "A container cannot be created or started because of its configuration.",
         DaemonSetUnscheduled = "daemonset_unscheduled": "A DaemonSet runs on fewer nodes than it should.",
         PodCreateRefused = "pod_create_refused": "A ReplicaSet, StatefulSet, DaemonSet, Job or ReplicationController has fewer pods than it wants and the API server refuses the ones it tries to create (its FailedCreate event or ReplicaFailure condition).",
+        PodNotReady = "pod_not_ready": "A Running pod, not being deleted, has been not Ready longer than --not-ready-after (10 minutes by default) and no container of it is in CrashLoopBackOff (that is a `crash_loop` finding).",
+        PodEvicted = "pod_evicted": "A pod the kubelet evicted or refused to admit, or that a controller disrupted (preemption, taint eviction, node shutdown), still exists in phase Failed.",
     }
 }
 
@@ -200,6 +202,8 @@ vocabulary! {
     /// (anomaly `crash_loop`).
     pub enum CrashLoopCause {
         OomKilled = "oom_killed": "OOMKilled: the container exceeded its memory limit.",
+        LivenessProbe = "liveness_probe": "The kubelet killed the container because its liveness probe failed: `Unhealthy` events \"Liveness probe failed\" (or a `Killing` event \"failed liveness probe\") during the run that last ended. An exit code 137 or 143 alone does not say so.",
+        StartupProbe = "startup_probe": "The kubelet killed the container because its startup probe failed: `Unhealthy` events \"Startup probe failed\" (or a `Killing` event \"failed startup probe\") during the run that last ended.",
         Error = "error": "The process exited with a non-zero code (see the exit code).",
         ContainerCannotRun = "container_cannot_run": "ContainerCannotRun: the runtime could not run the process (docker).",
         StartError = "start_error": "StartError: the runtime could not start the process (containerd, CRI-O).",
@@ -250,6 +254,47 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// Why a Running pod is not Ready (anomaly `pod_not_ready`).
+    pub enum NotReadyCause {
+        ReadinessProbe = "readiness_probe": "A container's readiness probe fails (`Unhealthy` events \"Readiness probe failed\").",
+        ContainersNotReady = "containers_not_ready": "Ready=False with reason ContainersNotReady and no readiness probe failure reported: a container is not running or not ready for another reason (it may have no probe event yet, or events aged out).",
+        ReadinessGate = "readiness_gate": "The containers are ready but a readiness gate's condition (spec.readinessGates) is False or missing (reason ReadinessGatesNotReady): the controller that should set it (a load balancer controller, ...) has not.",
+        Unknown = "unknown": "Not Ready for none of the reasons above (for instance a Ready condition with no reason).",
+    }
+}
+
+vocabulary! {
+    /// What a failing probe's own message says (label `probe_failure` of
+    /// `crash_loop` findings caused by a probe and of `pod_not_ready`).
+    pub enum ProbeFailure {
+        HttpStatus = "http_status": "An HTTP probe got an answer outside 200-399 (\"HTTP probe failed with statuscode: 503\").",
+        ConnectionRefused = "connection_refused": "Nothing accepted, or the peer dropped, the probe's connection: connection refused, reset by peer, no route to host, EOF.",
+        Timeout = "timeout": "The probe timed out: an HTTP client timeout, a dial i/o timeout, an exec command that timed out, a gRPC health check that did not complete in time.",
+        ExecFailed = "exec_failed": "An exec probe's command failed: it exited non-zero (its output is the message) or could not be run in the container.",
+        Grpc = "grpc": "A gRPC health check answered NOT_SERVING, or failed with a gRPC status code (Unimplemented, Unavailable, ...).",
+        Other = "other": "A probe error not in this list (DNS, TLS, redirects, ...; the message is kept).",
+    }
+}
+
+vocabulary! {
+    /// Why a pod was evicted or rejected (anomaly `pod_evicted`), from its
+    /// status reason and message and its DisruptionTarget condition.
+    pub enum EvictionCause {
+        MemoryPressure = "memory_pressure": "The kubelet evicted the pod because the node was low on memory (\"The node was low on resource: memory\"); the container using most is named when the message says.",
+        EphemeralStorageLimit = "ephemeral_storage_limit": "The pod, a container or an emptyDir volume used more local ephemeral storage than its limit.",
+        DiskPressure = "disk_pressure": "The kubelet evicted the pod because the node was low on disk (nodefs, imagefs, ephemeral-storage, inodes), or refused it under DiskPressure.",
+        PidPressure = "pid_pressure": "The kubelet evicted the pod because the node was low on process ids.",
+        Preempted = "preempted": "The scheduler (or the kubelet, for a critical pod) preempted the pod for one of higher priority.",
+        TaintEviction = "taint_eviction": "The taint manager deleted the pod for a NoExecute taint it does not tolerate (a node not ready or unreachable, ...).",
+        NodeShutdown = "node_shutdown": "The kubelet terminated the pod because its node was shutting down (graceful node shutdown).",
+        AdmissionOutOfResource = "admission_out_of_resource": "The kubelet refused to run the pod: the node had not enough of a resource (OutOfcpu, OutOfmemory, OutOfpods, OutOfephemeral-storage, OutOf<extended resource>).",
+        AdmissionNodeAffinity = "admission_node_affinity": "The kubelet refused to run the pod: the node no longer matches its node selector or affinity (NodeAffinity, MatchNodeSelector).",
+        AdmissionOther = "admission_other": "The kubelet refused to run the pod for another reason (UnexpectedAdmissionError, device or topology allocation, node ports, sysctls, ...).",
+        Other = "other": "Evicted or disrupted for another reason (the Eviction API, pod garbage collection, ...; the message is kept).",
+    }
+}
+
 /// A finding's cause, tied to its anomaly by construction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Cause {
@@ -264,6 +309,8 @@ pub enum Cause {
     ContainerConfig(ConfigCause),
     DaemonSetUnscheduled(DaemonSetCause),
     PodCreateRefused(RefusalCause),
+    PodNotReady(NotReadyCause),
+    PodEvicted(EvictionCause),
 }
 
 impl Cause {
@@ -280,6 +327,8 @@ impl Cause {
             Cause::ContainerConfig(_) => Anomaly::ContainerConfig,
             Cause::DaemonSetUnscheduled(_) => Anomaly::DaemonSetUnscheduled,
             Cause::PodCreateRefused(_) => Anomaly::PodCreateRefused,
+            Cause::PodNotReady(_) => Anomaly::PodNotReady,
+            Cause::PodEvicted(_) => Anomaly::PodEvicted,
         }
     }
 
@@ -295,6 +344,8 @@ impl Cause {
             Cause::ContainerConfig(c) => c.as_str(),
             Cause::DaemonSetUnscheduled(c) => c.as_str(),
             Cause::PodCreateRefused(c) => c.as_str(),
+            Cause::PodNotReady(c) => c.as_str(),
+            Cause::PodEvicted(c) => c.as_str(),
         }
     }
 
@@ -344,6 +395,12 @@ impl Cause {
             Anomaly::PodCreateRefused => {
                 Cause::PodCreateRefused(find(RefusalCause::ALL, RefusalCause::as_str, cause)?)
             }
+            Anomaly::PodNotReady => {
+                Cause::PodNotReady(find(NotReadyCause::ALL, NotReadyCause::as_str, cause)?)
+            }
+            Anomaly::PodEvicted => {
+                Cause::PodEvicted(find(EvictionCause::ALL, EvictionCause::as_str, cause)?)
+            }
         })
     }
 
@@ -376,6 +433,8 @@ impl Cause {
                 all(DaemonSetCause::ALL, |c| (c.as_str(), c.description()))
             }
             Anomaly::PodCreateRefused => all(RefusalCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::PodNotReady => all(NotReadyCause::ALL, |c| (c.as_str(), c.description())),
+            Anomaly::PodEvicted => all(EvictionCause::ALL, |c| (c.as_str(), c.description())),
         }
     }
 }
@@ -404,6 +463,11 @@ pub(crate) fn markdown_tables() -> String {
         }
         out.push('\n');
     }
+    out.push_str("### label `probe_failure`\n\nWhat a failing probe's message says, on `crash_loop` findings caused by a probe and on `pod_not_ready` findings with probe evidence.\n\n| probe_failure | meaning |\n|---|---|\n");
+    for value in ProbeFailure::ALL {
+        out.push_str(&format!("| `{value}` | {} |\n", value.description()));
+    }
+    out.push('\n');
     out
 }
 

@@ -15,7 +15,11 @@
 //! - [`creating_event`], [`termination_event`]: the kubelet's event reason
 //!   first, then its message;
 //! - [`refusal`]: the API server's refusal of a controller's pod, by the
-//!   admission plugin's own words, the outermost deciding.
+//!   admission plugin's own words, the outermost deciding;
+//! - [`probe_event`], [`probe_kill`]: the kubelet's probe events, by the
+//!   probe named first and the transport's error kind in its output;
+//! - [`eviction`]: a Failed pod's status reason and message and its
+//!   DisruptionTarget condition.
 //!
 //! Every table is a list of `(cause, fragments)` rows tried top to bottom; the
 //! first row with a fragment contained in the lower-cased message wins, so more
@@ -29,13 +33,17 @@ use super::CreatingCause;
 
 mod chain;
 mod container;
+mod eviction;
 mod image_pull;
+mod probe;
 mod refusal;
 mod scheduler;
 
 pub use chain::GrpcCode;
 pub use container::{container_config, last_termination};
+pub use eviction::{Eviction, eviction};
 pub use image_pull::{image_pull, is_pull_failure_event};
+pub use probe::{ProbeKind, ProbeResult, probe_event, probe_failure, probe_kill};
 pub use refusal::{Refusal, is_refusal_event, refusal};
 pub use scheduler::{SchedulerReasons, scheduler_reasons};
 

@@ -7,17 +7,20 @@
 //!   InvalidImageName, ErrImageNeverPull. The back-off message says only
 //!   `Back-off pulling image "x"`: the cause is in the preceding ErrImagePull
 //!   message and the kubelet's `Failed` event for that container;
-//! - `crash_loop`: CrashLoopBackOff, judged by the last termination;
+//! - `crash_loop`: CrashLoopBackOff, judged by the last termination and, for
+//!   a container its liveness or startup probe killed, the kubelet's
+//!   `Unhealthy` (and `Killing`) events during the run that last ended;
 //! - `container_config`: CreateContainerConfigError, CreateContainerError,
 //!   RunContainerError, StartError.
 
 use crate::model::{Cluster, ContainerStatus, Event, Kind, Pod, PodPhase, Terminated, Time};
 
 use super::classify;
+use super::classify::ProbeKind;
 use super::image_ref::registry_host;
 use super::{
-    Cause, ConfigCause, CrashLoopCause, CreatingCause, Detail, Finding, ImagePullCause, Settings,
-    namespace_of, node_of,
+    Cause, ConfigCause, CrashLoopCause, CreatingCause, Detail, Finding, ImagePullCause,
+    ProbeFailure, Settings, namespace_of, node_of,
 };
 
 /// Waiting reasons of a container whose image is not there (pkg/kubelet/images/types.go).
@@ -44,6 +47,13 @@ const CONFIG_REASONS: &[&str] = &[
 
 /// `unsettled`: the cluster's unsettled pods, where every pod with a waiting
 /// container or none created yet is.
+/// Whether a container of the pod waits: what the container diagnoses
+/// report (and so what explains a pod that is not Ready).
+pub(super) fn has_waiting_container(pod: &Pod) -> bool {
+    pod.container_statuses()
+        .any(|(_, s)| s.state.waiting.is_some())
+}
+
 pub(super) fn diagnose(
     cluster: &Cluster,
     unsettled: &[&Pod],
@@ -103,7 +113,7 @@ pub(super) fn diagnose(
     }
 }
 
-fn pod_finding(
+pub(super) fn pod_finding(
     pod: &Pod,
     container: Option<&str>,
     cause: Cause,
@@ -132,7 +142,7 @@ fn on_node_since(pod: &Pod) -> Option<Time> {
 }
 
 /// The first time any of `events` was seen.
-fn first_seen(events: &[&Event]) -> Option<Time> {
+pub(super) fn first_seen(events: &[&Event]) -> Option<Time> {
     events.iter().filter_map(|e| e.first_seen).min()
 }
 
@@ -237,7 +247,7 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         .terminated
         .as_deref()
         .or(status.state.terminated.as_deref());
-    let cause = last.map_or(CrashLoopCause::Unknown, |t| {
+    let mut cause = last.map_or(CrashLoopCause::Unknown, |t| {
         classify::last_termination(&t.reason, t.exit_code, &t.message)
     });
     let waiting = status
@@ -245,11 +255,20 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         .waiting
         .as_ref()
         .map_or("", |w| w.message.as_str());
-    let message = match last {
+    let mut message = match last {
         Some(t) if !t.message.is_empty() => t.message.clone(),
         Some(t) => format!("last terminated: {} (exit code {})", t.reason, t.exit_code),
         None => waiting.to_string(),
     };
+    let mut probe_failure = None;
+    // An OOM kill is the kernel's word and outranks a probe failing meanwhile.
+    if cause != CrashLoopCause::OomKilled
+        && let Some(kill) = probe_kill(last, events)
+    {
+        cause = kill.cause;
+        probe_failure = kill.failure;
+        message = kill.message;
+    }
     let back_offs: Vec<&Event> = events
         .iter()
         .copied()
@@ -264,8 +283,74 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         Detail::CrashLoop {
             exit_code: last.map(|t| t.exit_code),
             restarts: status.restart_count,
+            probe_failure,
         },
     )
+}
+
+/// A restart the kubelet caused by a failed probe.
+struct ProbeKill {
+    cause: CrashLoopCause,
+    failure: Option<ProbeFailure>,
+    message: String,
+}
+
+/// Events this close around the last run still count as about it: event
+/// times have a second's precision and the kubelet records the kill before
+/// the runtime reports the exit.
+const EVENT_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(30);
+
+/// The liveness or startup probe that killed the container's last run: a
+/// `Killing` event naming the probe, or `Unhealthy` events of that probe seen
+/// during the run (from its start to its end). An exit code alone (137, 143)
+/// says only that a signal ended it.
+fn probe_kill(last: Option<&Terminated>, events: &[&Event]) -> Option<ProbeKill> {
+    let during_last_run = |e: &Event| {
+        let started = last.and_then(|t| t.started_at);
+        let finished = last.and_then(|t| t.finished_at);
+        let after_start = match (started, e.last_seen) {
+            (Some(s), Some(seen)) => seen >= s.checked_sub(EVENT_SLACK).unwrap_or(s),
+            _ => true,
+        };
+        let before_end = match (finished, e.first_seen) {
+            (Some(f), Some(seen)) => seen <= f.checked_add(EVENT_SLACK).unwrap_or(f),
+            _ => true,
+        };
+        after_start && before_end
+    };
+    let killed_by = events
+        .iter()
+        .rev()
+        .filter(|e| during_last_run(e))
+        .find_map(|e| classify::probe_kill(&e.reason, &e.message));
+    let failed = events
+        .iter()
+        .rev()
+        .filter(|e| during_last_run(e))
+        .filter_map(|e| classify::probe_event(&e.reason, &e.message).map(|r| (r, *e)))
+        .find(|(r, _)| match killed_by {
+            Some(kind) => r.probe == kind,
+            None => matches!(r.probe, ProbeKind::Liveness | ProbeKind::Startup),
+        });
+    let probe = killed_by.or(failed.as_ref().map(|(r, _)| r.probe))?;
+    let cause = match probe {
+        ProbeKind::Startup => CrashLoopCause::StartupProbe,
+        _ => CrashLoopCause::LivenessProbe,
+    };
+    let message = match &failed {
+        Some((_, event)) => event.message.clone(),
+        None => events
+            .iter()
+            .rev()
+            .find(|e| classify::probe_kill(&e.reason, &e.message).is_some())
+            .map(|e| e.message.clone())
+            .unwrap_or_default(),
+    };
+    Some(ProbeKill {
+        cause,
+        failure: failed.map(|(r, _)| r.failure),
+        message,
+    })
 }
 
 fn container_config(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {

@@ -8,15 +8,19 @@
 //! - [`namespaces`]: why a namespace is still Terminating;
 //! - [`pending`]: why a pod is not scheduled;
 //! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors;
-//! - [`refused`]: controllers whose pods the API server refuses to create.
+//! - [`refused`]: controllers whose pods the API server refuses to create;
+//! - [`not_ready`]: Running pods not Ready for long;
+//! - [`evicted`]: pods thrown out of their node that still exist.
 //!
 //! [`classify`] holds the message tables they share.
 
 mod causes;
 pub mod classify;
 mod containers;
+mod evicted;
 mod image_ref;
 mod namespaces;
+mod not_ready;
 mod pending;
 mod placement;
 mod refused;
@@ -32,7 +36,8 @@ use crate::model::{Cluster, HostPort, Kind, Pod, Time};
 
 pub use causes::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    ImagePullCause, NamespaceCause, PendingCause, RefusalCause, TerminatingCause,
+    EvictionCause, ImagePullCause, NamespaceCause, NotReadyCause, PendingCause, ProbeFailure,
+    RefusalCause, TerminatingCause,
 };
 pub use runbook::Runbook;
 
@@ -44,6 +49,9 @@ pub struct Settings {
     /// A scheduled pod still creating containers this long, with no event that
     /// explains it, is `container_creating` with cause `unknown`.
     pub creating_after: SignedDuration,
+    /// A Running pod not Ready this long (since its Ready condition last
+    /// changed) is `pod_not_ready`.
+    pub not_ready_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -51,6 +59,7 @@ impl Default for Settings {
         Settings {
             unscheduled_after: SignedDuration::from_mins(5),
             creating_after: SignedDuration::from_mins(5),
+            not_ready_after: SignedDuration::from_mins(10),
         }
     }
 }
@@ -127,6 +136,20 @@ pub enum Detail {
     CrashLoop {
         exit_code: Option<i32>,
         restarts: i32,
+        /// For `liveness_probe` and `startup_probe`: what the probe's output says.
+        probe_failure: Option<ProbeFailure>,
+    },
+    NotReady {
+        /// For `readiness_probe`: what the probe's output says.
+        probe_failure: Option<ProbeFailure>,
+    },
+    Evicted {
+        /// `status.reason` (`Evicted`, `OutOfcpu`, ...), or the DisruptionTarget
+        /// condition's reason when the status has none.
+        reason: String,
+        /// The pod's controller, as kube-state-metrics names a pod's owner.
+        owner_kind: Option<String>,
+        owner_name: Option<String>,
     },
     ContainerConfig {
         waiting_reason: String,
@@ -171,6 +194,8 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
     containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
     refused::diagnose(cluster, &mut findings);
     refused::supersede(&mut findings);
+    not_ready::diagnose(cluster, &unsettled, now, settings, &mut findings);
+    evicted::diagnose(&unsettled, &mut findings);
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings
 }
@@ -183,6 +208,12 @@ pub(crate) fn terminating_cause(
     now: Time,
 ) -> TerminatingCause {
     terminating::judge(cluster, pod, now).cause
+}
+
+/// Why a pod was evicted or disrupted (the rules of [`evicted`]), `None` when
+/// it shows no eviction: for the watch's count of evictions it sees happen.
+pub(crate) fn eviction_cause(pod: &Pod) -> Option<EvictionCause> {
+    evicted::eviction_cause(pod)
 }
 
 /// `Some(namespace)` unless empty.

@@ -66,6 +66,9 @@ runbooks! {
     RegistryPullFailing => "KubeLifecycleRegistryPullFailing",
     ContainerCrashLooping => "KubeLifecycleContainerCrashLooping",
     ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping",
+    ContainerProbeKilled => "KubeLifecycleContainerProbeKilled",
+    PodNotReady => "KubeLifecyclePodNotReady",
+    PodEvictions => "KubeLifecyclePodEvictions",
     ContainerConfigError => "KubeLifecycleContainerConfigError",
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
     AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable",
@@ -154,6 +157,9 @@ impl Runbook {
                 ImagePullCause::Unknown => Runbook::ContainerImagePullFailing,
             },
             Cause::CrashLoop(CrashLoopCause::OomKilled) => Runbook::ContainerOomKilledLooping,
+            Cause::CrashLoop(CrashLoopCause::LivenessProbe | CrashLoopCause::StartupProbe) => {
+                Runbook::ContainerProbeKilled
+            }
             Cause::CrashLoop(_) => Runbook::ContainerCrashLooping,
             Cause::ContainerConfig(_) => Runbook::ContainerConfigError,
             Cause::DaemonSetUnscheduled(_) => Runbook::DaemonSetUnscheduled,
@@ -164,6 +170,8 @@ impl Runbook {
             }
             Cause::PodCreateRefused(RefusalCause::QuotaExceeded) => Runbook::PodCreateQuotaExceeded,
             Cause::PodCreateRefused(_) => Runbook::PodCreateRefused,
+            Cause::PodNotReady(_) => Runbook::PodNotReady,
+            Cause::PodEvicted(_) => Runbook::PodEvictions,
         }
     }
 }

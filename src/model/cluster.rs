@@ -709,14 +709,24 @@ mod tests {
     }
 
     #[test]
-    fn normal_events_are_not_kept() {
+    fn normal_events_are_not_kept_but_probe_kills() {
         let mut c = Cluster::new();
-        let e: CoreEvent = serde_json::from_str(
-            r#"{"metadata":{"name":"e","namespace":"ns"},"type":"Normal","reason":"Pulled",
-                "involvedObject":{"kind":"Pod","name":"p","namespace":"ns"}}"#,
-        )
-        .unwrap();
-        c.apply(Object::Event(e.into()));
+        let normal = |name: &str, reason: &str, message: &str| -> Object {
+            let e: CoreEvent = serde_json::from_str(&format!(
+                r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},"type":"Normal","reason":"{reason}",
+                    "message":"{message}","involvedObject":{{"kind":"Pod","name":"p","namespace":"ns"}}}}"#
+            ))
+            .unwrap();
+            Object::Event(e.into())
+        };
+        c.apply(normal("e", "Pulled", "Successfully pulled image"));
+        c.apply(normal("k1", "Killing", "Stopping container app"));
         assert_eq!(c.len(Kind::Event), 0);
+        c.apply(normal(
+            "k2",
+            "Killing",
+            "Container app failed liveness probe, will be restarted",
+        ));
+        assert_eq!(c.len(Kind::Event), 1);
     }
 }

@@ -9,7 +9,7 @@ use foldhash::HashMap;
 use super::event::Event;
 use super::meta::{ObjectKey, Time};
 
-/// Warning events kept per object: enough to see the latest of each reason.
+/// Events kept per object: enough to see the latest of each reason.
 pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
 
 /// Warning events, indexed by the object they are about.
@@ -17,6 +17,11 @@ pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
 pub(super) struct EventStore {
     by_subject: BTreeMap<(String, String, String), Vec<Event>>,
     subject_of: HashMap<ObjectKey, (String, String, String)>,
+}
+
+/// A Normal `Killing` event that names a failed probe.
+fn is_probe_kill(event: &Event) -> bool {
+    event.reason == "Killing" && event.message.contains(" probe")
 }
 
 impl EventStore {
@@ -32,8 +37,11 @@ impl EventStore {
 
     pub(super) fn apply(&mut self, event: Event) {
         self.delete(&event.key);
-        // The diagnosis reads only warnings; the live watcher asks for `type=Warning`.
-        if !event.warning {
+        // The diagnosis reads warnings, and of Normal events only the kubelet's
+        // probe kills (`Killing`: "Container x failed liveness probe, will be
+        // restarted"), which a dump carries; the live watcher asks for
+        // `type=Warning` and judges probe kills by the `Unhealthy` warnings alone.
+        if !event.warning && !is_probe_kill(&event) {
             return;
         }
         let subject = Self::subject(&event);

@@ -120,6 +120,21 @@ pub struct PodStatus {
     pub container_statuses: List<ContainerStatus>,
     /// Empty for a settled pod (see [`Pod`]).
     pub init_container_statuses: List<ContainerStatus>,
+    /// `status.reason` and `status.message` (`Evicted`, `OutOfcpu`, `NodeShutdown`
+    /// and the kubelet's words), boxed together: most pods carry neither.
+    pub said: Option<Box<(String, String)>>,
+}
+
+impl PodStatus {
+    /// `status.reason`: why a pod failed as a whole (an eviction, an admission refusal).
+    pub fn reason(&self) -> &str {
+        self.said.as_ref().map_or("", |said| &said.0)
+    }
+
+    /// `status.message`, the kubelet's words for `reason`.
+    pub fn message(&self) -> &str {
+        self.said.as_ref().map_or("", |said| &said.1)
+    }
 }
 
 /// The pod conditions the diagnosis reads; the others are dropped while parsing.
@@ -227,17 +242,44 @@ impl Pod {
         self.metadata.deletion_timestamp.is_some()
     }
 
-    /// Bound to a node, not being deleted, past Pending, and no container
-    /// waiting: nothing the per-pod diagnoses report (a terminal pod is settled
-    /// too). Such pods are the bulk of a large cluster and are skipped at scrape
-    /// time; the workload diagnoses still see them through their owners.
+    /// Bound to a node, not being deleted, past Pending, no container
+    /// waiting, Ready if Running, and not thrown out of its node: nothing the
+    /// per-pod diagnoses report (a pod that completed or failed on its own is
+    /// settled too). Such pods are the bulk of a large cluster and are skipped
+    /// at scrape time; the workload diagnoses still see them through their owners.
     pub(crate) fn is_settled(&self) -> bool {
         !self.is_terminating()
             && !self.spec.node_name.is_empty()
             && self.status.phase != PodPhase::Pending
+            && !self.is_not_ready()
+            && !self.may_be_evicted()
             && self
                 .container_statuses()
                 .all(|(_, s)| s.state.waiting.is_none())
+    }
+
+    /// Running with a Ready condition that is not True.
+    pub(crate) fn is_not_ready(&self) -> bool {
+        self.status.phase == PodPhase::Running
+            && self
+                .status
+                .conditions
+                .ready
+                .as_ref()
+                .is_some_and(|c| c.status != ConditionStatus::True)
+    }
+
+    /// Failed with a reason for the whole pod, or a disruption: what an
+    /// evicted or rejected pod looks like (the diagnosis reads which it is).
+    pub(crate) fn may_be_evicted(&self) -> bool {
+        self.status.phase == PodPhase::Failed
+            && (!self.status.reason().is_empty()
+                || self
+                    .status
+                    .conditions
+                    .disruption_target
+                    .as_ref()
+                    .is_some_and(|c| c.status == ConditionStatus::True))
     }
 
     /// When deletion was requested: the deadline minus the grace period.

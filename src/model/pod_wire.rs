@@ -55,6 +55,10 @@ struct PodStatusWire<'a> {
     #[serde(default, deserialize_with = "super::time::optional")]
     start_time: Option<Time>,
     #[serde(default, borrow)]
+    reason: Text<'a>,
+    #[serde(default, borrow)]
+    message: Text<'a>,
+    #[serde(default, borrow)]
     container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
     #[serde(default, borrow)]
     init_container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
@@ -73,6 +77,8 @@ impl<'de> Deserialize<'de> for Pod {
                 start_time: status.start_time,
                 container_statuses: List::default(),
                 init_container_statuses: List::default(),
+                said: (!status.reason.0.is_empty() || !status.message.0.is_empty())
+                    .then(|| Box::new((status.reason.owned(), status.message.owned()))),
             },
         };
         // Settled as `is_settled` judges it, with the statuses still on the

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::diagnosis::{Detail, Finding};
+use crate::diagnosis::{Detail, Finding, ProbeFailure};
 
 use super::RunbookLinks;
 
@@ -22,7 +22,18 @@ struct JsonFinding<'a> {
     message: &'a str,
     /// Scheduler reason → node count for `pod_pending`, else empty.
     reasons: BTreeMap<&'static str, u32>,
+    /// What a failing probe's output says, for probe kills and `pod_not_ready`, else null.
+    probe_failure: Option<&'static str>,
     runbook: String,
+}
+
+fn probe_failure(f: &Finding) -> Option<ProbeFailure> {
+    match f.detail {
+        Detail::CrashLoop { probe_failure, .. } | Detail::NotReady { probe_failure } => {
+            probe_failure
+        }
+        _ => None,
+    }
 }
 
 pub fn render(findings: &[Finding], links: &RunbookLinks) -> String {
@@ -43,6 +54,7 @@ pub fn render(findings: &[Finding], links: &RunbookLinks) -> String {
                 }
                 _ => BTreeMap::new(),
             },
+            probe_failure: probe_failure(f).map(|p| p.as_str()),
             runbook: links.link(f.runbook()),
         })
         .collect();

@@ -88,6 +88,7 @@ fn detail(f: &Finding) -> String {
         Detail::CrashLoop {
             exit_code,
             restarts,
+            ..
         } => match exit_code {
             Some(code) => format!(
                 "exit {code}, {}: {}",
@@ -133,6 +134,11 @@ fn detail(f: &Finding) -> String {
             facts.extend(pod_security_level.iter().map(|l| format!("level {l}")));
             format!("{}: {}", facts.join(", "), f.message)
         }
+        Detail::Evicted {
+            owner_kind: Some(kind),
+            owner_name: Some(name),
+            ..
+        } => format!("{kind} {name}: {}", f.message),
         _ => f.message.clone(),
     };
     shorten(&facts, DETAIL_WIDTH)

@@ -17,7 +17,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding};
+use crate::diagnosis::{Anomaly, Cause, CrashLoopCause, Detail, Finding};
 use crate::model::Kind;
 use crate::model::age::unix_seconds;
 
@@ -44,6 +44,10 @@ pub(super) enum Identity {
     /// `namespace`, `owner_kind`, `owner_name`: a controller of pods of any
     /// kind, named as kube-state-metrics names a pod's owner.
     Controller,
+    /// `namespace`, `owner_kind`, `owner_name`: the controller of the pod a
+    /// finding is about (empty for a pod of none); for families that count
+    /// pods by owner rather than one series each.
+    PodOwner,
 }
 
 impl Identity {
@@ -58,7 +62,7 @@ impl Identity {
             Identity::Deployment => &["namespace", "deployment"],
             Identity::StatefulSet => &["namespace", "statefulset"],
             Identity::DaemonSet => &["namespace", "daemonset"],
-            Identity::Controller => &["namespace", "owner_kind", "owner_name"],
+            Identity::Controller | Identity::PodOwner => &["namespace", "owner_kind", "owner_name"],
         }
     }
 
@@ -77,6 +81,14 @@ impl Identity {
                 f.kind.as_str().to_string(),
                 f.name.clone(),
             ],
+            Identity::PodOwner => match &f.detail {
+                Detail::Evicted {
+                    owner_kind,
+                    owner_name,
+                    ..
+                } => vec![text(&f.namespace), text(owner_kind), text(owner_name)],
+                _ => vec![text(&f.namespace), String::new(), String::new()],
+            },
         }
     }
 }
@@ -158,6 +170,9 @@ pub(super) struct Family {
     pub samples: fn(&Finding) -> Vec<Sample>,
     /// How the family's per-pod series are folded above the series ceiling.
     pub fold: Fold,
+    /// Whether samples with the same labels are summed into one series: a
+    /// count of findings by their labels, not a series per finding.
+    pub aggregate: bool,
     /// An example query for `docs/metrics.md` (read by its generator, a test).
     #[cfg_attr(not(test), allow(dead_code))]
     pub example: &'static str,
@@ -226,6 +241,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Pod,
         labels: &["node", "cause"],
         anomalies: &[Anomaly::PodTerminating],
+        aggregate: false,
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Earliest,
         example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
@@ -236,6 +252,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Pod,
         labels: &["node"],
         anomalies: &[Anomaly::PodTerminating],
+        aggregate: false,
         samples: |f| match f.detail {
             Detail::Terminating { deadline, .. } => {
                 one(vec![text(&f.node)], unix_seconds(deadline))
@@ -251,6 +268,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Deployment,
         labels: &["node", "cause"],
         anomalies: &[Anomaly::RecreateBlocked],
+        aggregate: false,
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Never,
         example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
@@ -261,6 +279,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::StatefulSet,
         labels: &["pod", "node", "cause"],
         anomalies: &[Anomaly::StatefulSetBlocked],
+        aggregate: false,
         samples: |f| {
             let pod = match &f.detail {
                 Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
@@ -277,6 +296,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Workload,
         labels: &["node", "cause"],
         anomalies: &[Anomaly::RecreateBlocked, Anomaly::StatefulSetBlocked],
+        aggregate: false,
         samples: blocking_pods,
         fold: Fold::Never,
         example: r#"kube_lifecycle_recreate_blocked_by_terminating{deployment!="", cause!="graceful"} > 0"#,
@@ -287,6 +307,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Namespace,
         labels: &["cause"],
         anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
         samples: |f| since(f, vec![f.cause.to_string()]),
         fold: Fold::Never,
         example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
@@ -297,6 +318,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Namespace,
         labels: &["resource"],
         anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_resources,
@@ -313,6 +335,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Namespace,
         labels: &["finalizer"],
         anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
         samples: |f| match &f.detail {
             Detail::NamespaceContent {
                 remaining_finalizers,
@@ -329,6 +352,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Pod,
         labels: &["cause"],
         anomalies: &[Anomaly::PodPending],
+        aggregate: false,
         samples: |f| since(f, vec![f.cause.to_string()]),
         fold: Fold::Earliest,
         example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
@@ -339,6 +363,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Pod,
         labels: &["reason"],
         anomalies: &[Anomaly::PodPending],
+        aggregate: false,
         samples: |f| match &f.detail {
             Detail::Pending { reasons, .. } if !reasons.is_empty() => reasons
                 .iter()
@@ -358,6 +383,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Pod,
         labels: &["node", "cause"],
         anomalies: &[Anomaly::ContainerCreating],
+        aggregate: false,
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Earliest,
         example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
@@ -368,6 +394,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Container,
         labels: &["node", "image", "registry", "cause"],
         anomalies: &[Anomaly::ImagePull],
+        aggregate: false,
         samples: |f| {
             let (image, registry) = match &f.detail {
                 Detail::ImagePull {
@@ -386,6 +413,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Container,
         labels: &["node", "registry", "cause"],
         anomalies: &[Anomaly::ImagePull],
+        aggregate: false,
         samples: |f| {
             let registry = match &f.detail {
                 Detail::ImagePull { registry, .. } => registry.clone(),
@@ -398,13 +426,36 @@ pub(super) const FAMILIES: &[Family] = &[
     },
     Family {
         name: "kube_lifecycle_container_crash_looping_since_timestamp_seconds",
-        help: "Unix time a container in CrashLoopBackOff started backing off (first BackOff event, else its last exit), by the last termination's cause.",
+        help: "Unix time a container in CrashLoopBackOff started backing off (first BackOff event, else its last exit), by the last termination's cause and, when a liveness or startup probe killed it, what the probe's output says (probe_failure).",
         identity: Identity::Container,
-        labels: &["node", "cause"],
+        labels: &["node", "cause", "probe_failure"],
         anomalies: &[Anomaly::CrashLoop],
-        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        aggregate: false,
+        samples: |f| {
+            since(
+                f,
+                vec![text(&f.node), f.cause.to_string(), probe_failure(f)],
+            )
+        },
         fold: Fold::Earliest,
         example: r#"kube_lifecycle_container_crash_looping_since_timestamp_seconds{cause="oom_killed"}"#,
+    },
+    Family {
+        name: "kube_lifecycle_container_probe_killed",
+        help: "1 for every crash-looping container whose last run its liveness or startup probe ended (cause liveness_probe or startup_probe), by what the probe's output says (probe_failure).",
+        identity: Identity::Container,
+        labels: &["node", "cause", "probe_failure"],
+        anomalies: &[Anomaly::CrashLoop],
+        aggregate: false,
+        samples: |f| match f.cause {
+            Cause::CrashLoop(CrashLoopCause::LivenessProbe | CrashLoopCause::StartupProbe) => one(
+                vec![text(&f.node), f.cause.to_string(), probe_failure(f)],
+                1.0,
+            ),
+            _ => vec![],
+        },
+        fold: Fold::Sum,
+        example: "count by (namespace, probe_failure) (kube_lifecycle_container_probe_killed)",
     },
     Family {
         name: "kube_lifecycle_container_crash_looping_last_exit_code",
@@ -412,6 +463,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Container,
         labels: &[],
         anomalies: &[Anomaly::CrashLoop],
+        aggregate: false,
         samples: |f| match f.detail {
             Detail::CrashLoop {
                 exit_code: Some(code),
@@ -428,6 +480,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Container,
         labels: &["node", "cause"],
         anomalies: &[Anomaly::ContainerConfig],
+        aggregate: false,
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Earliest,
         example: r#"kube_lifecycle_container_config_error_since_timestamp_seconds{cause=~"configmap_missing|secret_missing|key_missing"}"#,
@@ -438,6 +491,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::DaemonSet,
         labels: &["cause"],
         anomalies: &[Anomaly::DaemonSetUnscheduled],
+        aggregate: false,
         samples: |f| since(f, vec![f.cause.to_string()]),
         fold: Fold::Never,
         example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
@@ -448,6 +502,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::DaemonSet,
         labels: &["cause"],
         anomalies: &[Anomaly::DaemonSetUnscheduled],
+        aggregate: false,
         samples: |f| match f.detail {
             Detail::DaemonSet { missing_nodes, .. } => {
                 one(vec![f.cause.to_string()], missing_nodes as f64)
@@ -470,6 +525,7 @@ pub(super) const FAMILIES: &[Family] = &[
             "pod_security_level",
         ],
         anomalies: &[Anomaly::PodCreateRefused],
+        aggregate: false,
         samples: |f| since(f, refusal_labels(f)),
         fold: Fold::Never,
         example: r#"count by (webhook) (kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{cause="webhook_unreachable"})"#,
@@ -480,6 +536,7 @@ pub(super) const FAMILIES: &[Family] = &[
         identity: Identity::Controller,
         labels: &["cause"],
         anomalies: &[Anomaly::PodCreateRefused],
+        aggregate: false,
         samples: |f| match f.detail {
             Detail::Refused {
                 desired, current, ..
@@ -489,7 +546,53 @@ pub(super) const FAMILIES: &[Family] = &[
         fold: Fold::Never,
         example: "sum by (namespace, cause) (kube_lifecycle_workload_pod_create_refused_missing_pods)",
     },
+    Family {
+        name: "kube_lifecycle_pod_not_ready_since_timestamp_seconds",
+        help: "Unix time a Running pod not Ready for longer than --not-ready-after last turned not Ready (its Ready condition's lastTransitionTime), by cause, the container a readiness probe or the condition names, and what the readiness probe's output says (probe_failure).",
+        identity: Identity::Pod,
+        labels: &["container", "node", "cause", "probe_failure"],
+        anomalies: &[Anomaly::PodNotReady],
+        aggregate: false,
+        samples: |f| {
+            since(
+                f,
+                vec![
+                    text(&f.container),
+                    text(&f.node),
+                    f.cause.to_string(),
+                    probe_failure(f),
+                ],
+            )
+        },
+        fold: Fold::Earliest,
+        example: r#"count by (namespace, cause) (kube_lifecycle_pod_not_ready_since_timestamp_seconds)"#,
+    },
+    Family {
+        name: "kube_lifecycle_evicted_pods",
+        help: "Pods evicted or rejected by their node, or disrupted by a controller, that still exist in phase Failed, counted by namespace, owner and cause (one series per owner and cause, however many pods).",
+        identity: Identity::PodOwner,
+        labels: &["cause"],
+        anomalies: &[Anomaly::PodEvicted],
+        aggregate: true,
+        samples: |f| one(vec![f.cause.to_string()], 1.0),
+        fold: Fold::Never,
+        example: "sum by (namespace, cause) (kube_lifecycle_evicted_pods)",
+    },
 ];
+
+/// `probe_failure` of a finding, empty when no probe output was read.
+fn probe_failure(f: &Finding) -> String {
+    match f.detail {
+        Detail::CrashLoop {
+            probe_failure: Some(p),
+            ..
+        }
+        | Detail::NotReady {
+            probe_failure: Some(p),
+        } => p.to_string(),
+        _ => String::new(),
+    }
+}
 
 /// One sample per (name, count) of a namespace's remaining content.
 fn counts(remaining: &BTreeMap<String, u64>) -> Vec<Sample> {
@@ -637,15 +740,27 @@ fn encode_findings(
             }
             folds.push((family.name, 0));
         }
+        // Label pairs to the summed value, for an aggregate family.
+        let mut sums: BTreeMap<Vec<(&'static str, String)>, f64> = BTreeMap::new();
         for finding in of_family() {
             let identity = family.identity.values(finding);
             for sample in (family.samples)(finding) {
+                let values = identity.iter().chain(&sample.labels);
+                if family.aggregate {
+                    let key = family.label_names(finding).zip(values.cloned()).collect();
+                    *sums.entry(key).or_default() += sample.value;
+                    continue;
+                }
                 let labels: Vec<(&str, &str)> = family
                     .label_names(finding)
-                    .zip(identity.iter().chain(&sample.labels).map(String::as_str))
+                    .zip(values.map(String::as_str))
                     .collect();
                 ConstGauge::new(sample.value).encode(metric.encode_family(&labels)?)?;
             }
+        }
+        for (labels, value) in &sums {
+            let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            ConstGauge::new(*value).encode(metric.encode_family(&labels)?)?;
         }
     }
 
@@ -804,6 +919,19 @@ mod tests {
         ));
         // 0 is no ceiling.
         assert_eq!(lines(&scrape(findings, 0), since).len(), 4);
+    }
+
+    #[test]
+    fn every_per_pod_family_can_fold() {
+        for family in FAMILIES {
+            let per_pod = matches!(family.identity, Identity::Pod | Identity::Container);
+            assert_eq!(
+                per_pod,
+                family.fold != Fold::Never,
+                "{}: per-pod families fold above the ceiling, others never",
+                family.name
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::diagnosis::TerminatingCause;
+use crate::diagnosis::{EvictionCause, TerminatingCause};
 use crate::model::Kind;
 use crate::model::age::unix_seconds;
 
@@ -53,6 +53,14 @@ struct ErrorLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CauseLabel {
+    cause: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EvictionLabels {
+    namespace: String,
+    owner_kind: String,
+    owner_name: String,
     cause: &'static str,
 }
 
@@ -193,6 +201,14 @@ const NAMESPACE_TERMINATING: MetricDoc = MetricDoc {
     example: "histogram_quantile(0.9, sum by (le) (rate(kube_lifecycle_namespace_terminating_duration_seconds_bucket[1d])))",
 };
 
+const POD_EVICTIONS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_pod_evictions",
+    kind: "counter",
+    labels: &["namespace", "owner_kind", "owner_name", "cause"],
+    help: "Evictions the watch saw happen: a pod that turned Failed with an eviction or admission reason, or gained a DisruptionTarget condition (preemption, taint eviction, node shutdown, the Eviction API), by namespace, the pod's owner and cause (the pod_evicted vocabulary). Pods already evicted when the exporter started are not counted.",
+    example: "sum by (namespace, cause) (increase(kube_lifecycle_pod_evictions_total[15m])) > 5",
+};
+
 /// The exporter's own families, in the order `docs/metrics.md` lists them.
 #[cfg(test)]
 pub(super) const CATALOGUE: &[MetricDoc] = &[
@@ -209,6 +225,7 @@ pub(super) const CATALOGUE: &[MetricDoc] = &[
     POD_SCHEDULING,
     POD_STARTUP,
     NAMESPACE_TERMINATING,
+    POD_EVICTIONS,
 ];
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
@@ -262,6 +279,7 @@ pub(crate) struct Telemetry {
     pod_scheduling: Histogram,
     pod_startup: Histogram,
     namespace_terminating: Histogram,
+    pod_evictions: Family<EvictionLabels, Counter>,
 }
 
 impl Default for Telemetry {
@@ -281,6 +299,7 @@ impl Default for Telemetry {
             pod_scheduling: Histogram::new(SCHEDULING_BUCKETS.iter().copied()),
             pod_startup: Histogram::new(STARTUP_BUCKETS.iter().copied()),
             namespace_terminating: Histogram::new(NAMESPACE_BUCKETS.iter().copied()),
+            pod_evictions: Family::default(),
         }
     }
 }
@@ -317,6 +336,7 @@ impl Telemetry {
             &NAMESPACE_TERMINATING,
             self.namespace_terminating.clone(),
         );
+        add(registry, &POD_EVICTIONS, self.pod_evictions.clone());
         self.build_info
             .get_or_create(&BuildLabels {
                 version: env!("CARGO_PKG_VERSION"),
@@ -424,6 +444,18 @@ impl Telemetry {
         self.pod_startup.observe(seconds);
     }
 
+    /// A pod of `namespace`, owned by `owner` (kind, name), was evicted for `cause`.
+    pub(crate) fn pod_evicted(&self, namespace: &str, owner: (&str, &str), cause: EvictionCause) {
+        self.pod_evictions
+            .get_or_create(&EvictionLabels {
+                namespace: namespace.to_string(),
+                owner_kind: owner.0.to_string(),
+                owner_name: owner.1.to_string(),
+                cause: cause.as_str(),
+            })
+            .inc();
+    }
+
     /// A Terminating namespace is gone, `seconds` after its deletion was requested.
     pub(crate) fn namespace_terminated(&self, seconds: f64) {
         self.namespace_terminating.observe(seconds);
@@ -479,6 +511,11 @@ mod tests {
         t.watch_failed(Kind::Pod, "forbidden");
         t.watch_contact(Kind::Pod, 1.0);
         t.pod_terminated(TerminatingCause::Graceful, 1.0);
+        t.pod_evicted(
+            "ns",
+            ("ReplicaSet", "web-7d9f8"),
+            EvictionCause::MemoryPressure,
+        );
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let mut registered: Vec<String> = text

@@ -5,7 +5,7 @@
 
 use foldhash::HashSet;
 
-use crate::diagnosis::{TerminatingCause, terminating_cause};
+use crate::diagnosis::{EvictionCause, TerminatingCause, eviction_cause, terminating_cause};
 use crate::model::{Cluster, ConditionStatus, Namespace, Pod, Time, Uid};
 use crate::output::metrics::Telemetry;
 
@@ -23,6 +23,14 @@ pub(super) enum Observation {
     PodStarted { seconds: f64 },
     /// Namespace deletion request → namespace gone.
     NamespaceTerminated { seconds: f64 },
+    /// A pod turned evicted (Failed for an eviction or admission reason, or
+    /// a DisruptionTarget condition).
+    PodEvicted {
+        namespace: String,
+        owner_kind: String,
+        owner_name: String,
+        cause: EvictionCause,
+    },
 }
 
 impl Observation {
@@ -35,6 +43,12 @@ impl Observation {
             Observation::PodScheduled { seconds } => telemetry.pod_scheduled(seconds),
             Observation::PodStarted { seconds } => telemetry.pod_started(seconds),
             Observation::NamespaceTerminated { seconds } => telemetry.namespace_terminated(seconds),
+            Observation::PodEvicted {
+                ref namespace,
+                ref owner_kind,
+                ref owner_name,
+                cause,
+            } => telemetry.pod_evicted(namespace, (owner_kind, owner_name), cause),
         }
     }
 }
@@ -106,6 +120,19 @@ impl Transitions {
         {
             out.push(Observation::PodStarted {
                 seconds: seconds_between(created, at),
+            });
+        }
+        // Counted once: when the pod first shows an eviction (a later update
+        // of the same evicted pod, or its disruption turning into Failed, is not new).
+        if let Some(cause) = eviction_cause(new)
+            && old.is_none_or(|o| eviction_cause(o).is_none())
+        {
+            let owner = new.metadata.controller();
+            out.push(Observation::PodEvicted {
+                namespace: new.metadata.namespace.to_string(),
+                owner_kind: owner.map(|o| o.kind.clone()).unwrap_or_default(),
+                owner_name: owner.map(|o| o.name.clone()).unwrap_or_default(),
+                cause,
             });
         }
         out
@@ -238,5 +265,34 @@ mod tests {
             t.pod_deleted(&Cluster::new(), &never_terminating, now)
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn an_eviction_is_counted_once_when_it_happens() {
+        let mut t = Transitions::default();
+        let running = pod(
+            r#"{"metadata":{"name":"p","namespace":"ns","uid":"u1","ownerReferences":[
+                {"kind":"ReplicaSet","name":"web-7d9f8","uid":"r1","controller":true}]},
+                "spec":{"nodeName":"n1"},"status":{"phase":"Running"}}"#,
+        );
+        // https://github.com/openshift/release/pull/57180
+        let evicted = pod(
+            r#"{"metadata":{"name":"p","namespace":"ns","uid":"u1","ownerReferences":[
+                {"kind":"ReplicaSet","name":"web-7d9f8","uid":"r1","controller":true}]},
+                "spec":{"nodeName":"n1"},"status":{"phase":"Failed","reason":"Evicted",
+                "message":"The node was low on resource: memory. Threshold quantity: 100Mi, available: 20948Ki. Container docker-build was using 25378008Ki, request is 15234375Ki, has larger consumption of memory. "}}"#,
+        );
+        assert_eq!(t.pod_applied(None, &running), vec![]);
+        assert_eq!(
+            t.pod_applied(Some(&running), &evicted),
+            vec![Observation::PodEvicted {
+                namespace: "ns".into(),
+                owner_kind: "ReplicaSet".into(),
+                owner_name: "web-7d9f8".into(),
+                cause: EvictionCause::MemoryPressure,
+            }]
+        );
+        // A later update of the evicted pod is not another eviction.
+        assert_eq!(t.pod_applied(Some(&evicted), &evicted), vec![]);
     }
 }
