@@ -263,7 +263,10 @@ async fn in_a_storm_the_page_is_summarised_and_paged_and_everything_is_gzipped_o
         page.text.len()
     );
     let node = fetch(base, "/?node=node-00003&limit=5", &[HTML]).await;
-    assert!(node.text.contains("Only the findings with <bdi>node=node-00003</bdi>"));
+    assert!(
+        node.text
+            .contains("Only the findings with <bdi>node=node-00003</bdi>")
+    );
     assert_eq!(node.text.matches("<tr><td><code><bdi>").count(), 5);
 
     let limited: Vec<Value> = serde_json::from_str(

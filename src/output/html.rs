@@ -97,7 +97,9 @@ const STYLE: &str = concat!(
     ".bad{color:#b00}.ok{color:#070}.sev-critical{color:#b00;font-weight:bold}.sev-warning{color:#a60}",
     "form{display:flex;flex-wrap:wrap;gap:.5em;align-items:end;margin-bottom:1em}",
     "label{display:flex;flex-direction:column;font-size:.85em}input,select,button{font:inherit;max-width:14em}",
-    "nav p{margin:.6em 0}",
+    "nav p{margin:.6em 0}h2{margin:.8em 0 .4em}",
+    ".groups{display:grid;grid-template-columns:repeat(auto-fit,minmax(15em,1fr));gap:0 2em}",
+    ".groups h3{font-size:1em;margin:.6em 0 .2em}.groups ul{margin:0;padding-left:1.2em}",
 );
 
 /// A whole page: skip link, navigation, the content in `<main>`.
@@ -225,7 +227,7 @@ pub(crate) struct Page<'a> {
     pub paging: Paging,
 }
 
-const TOP: usize = 10;
+const TOP: usize = 5;
 
 /// The `n` largest counts, largest first, ties by key.
 fn top<K: Ord + Clone>(counts: BTreeMap<K, usize>, n: usize) -> (Vec<(K, usize)>, usize) {
@@ -282,44 +284,48 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
 
     html.push_str("<h2 id=\"explained\">What explains them</h2>\n");
     let mut any = false;
-    for (title, key, counts, what) in [
+    html.push_str("<div class=\"groups\">\n");
+    for (title, key, counts, one, many) in [
         (
             "Lost nodes",
             "node",
             lost_nodes,
-            "findings on it (NotReady or gone)",
+            "finding on it",
+            "findings on it",
         ),
         (
             "Failing registries",
             "registry",
             registries,
+            "failing pull",
             "failing pulls",
         ),
-        ("Namespaces", "namespace", namespaces, "findings"),
+        ("Namespaces", "namespace", namespaces, "finding", "findings"),
     ] {
         if counts.is_empty() {
             continue;
         }
         any = true;
         let (top, total) = top(counts, TOP);
-        let _ = write!(html, "<h3>{title} ({total})</h3>\n<ul>\n");
+        let _ = write!(html, "<section><h3>{title} ({total})</h3>\n<ul>\n");
         for (name, n) in top {
             let _ = writeln!(
                 html,
-                "<li><a href=\"{}\"><code>{}</code></a>: {n} {what}</li>",
+                "<li><a href=\"{}\"><code>{}</code></a>: {n} {}</li>",
                 with(key, name),
-                foreign(name)
+                foreign(name),
+                if n == 1 { one } else { many }
             );
         }
         if total > TOP {
             let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
         }
-        html.push_str("</ul>\n");
+        html.push_str("</ul></section>\n");
     }
     if !workloads.is_empty() {
         any = true;
         let (top, total) = top(workloads, TOP);
-        let _ = write!(html, "<h3>Workloads ({total})</h3>\n<ul>\n");
+        let _ = write!(html, "<section><h3>Workloads ({total})</h3>\n<ul>\n");
         for ((kind, ns, name), n) in top {
             let _ = writeln!(
                 html,
@@ -336,8 +342,9 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         if total > TOP {
             let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
         }
-        html.push_str("</ul>\n");
+        html.push_str("</ul></section>\n");
     }
+    html.push_str("</div>\n");
     if !any {
         html.push_str("<p>Nothing groups them.</p>\n");
     }
@@ -878,7 +885,7 @@ mod tests {
         ));
         assert!(page.contains("<a href=\"/?registry=registry.example%3A5000\"><code><bdi>registry.example:5000</bdi></code></a>: 30 failing pulls"));
         assert!(page.contains("<h3>Namespaces (13)</h3>"));
-        assert!(page.contains("<li>and 3 more</li>"));
+        assert!(page.contains("<li>and 8 more</li>"));
         assert!(page.contains("<code>connection_refused</code></a></td><td class=\"n\">30</td>"));
         assert!(page.contains("<code>node_not_ready</code></a></td><td class=\"n\">450</td>"));
 
