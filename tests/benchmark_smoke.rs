@@ -37,6 +37,15 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
     // One pod in 33 is anomalous, each giving at least one finding.
     assert!(report.findings >= 400 / 33, "{} findings", report.findings);
     assert!(report.metrics_bytes > 0 && report.render_median_ms.is_finite());
+    // Served as Prometheus asks, compressed; the page and /findings measured.
+    assert!(
+        report.metrics_gzip_bytes > 0 && report.metrics_gzip_bytes * 3 < report.metrics_bytes,
+        "{} gzip of {}",
+        report.metrics_gzip_bytes,
+        report.metrics_bytes
+    );
+    assert!(report.page_bytes > 0 && report.page_median_ms.is_finite());
+    assert!(report.findings_limited_bytes <= report.findings_bytes);
     // Every change sent during the churn reached the exporter's model.
     assert!(report.churn_events_sent >= 200);
     assert!(report.churn_events_applied >= report.churn_events_sent as f64);

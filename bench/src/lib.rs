@@ -56,6 +56,16 @@ pub struct Report {
     pub render_p99_ms: f64,
     pub scrape_median_ms: f64,
     pub scrape_p99_ms: f64,
+    /// `/metrics` as Prometheus asks for it (OpenMetrics, gzip): bytes sent, times.
+    pub metrics_gzip_bytes: usize,
+    pub gzip_scrape_median_ms: f64,
+    pub gzip_scrape_p99_ms: f64,
+    /// The landing page, plain: bytes and median time of a few loads.
+    pub page_bytes: usize,
+    pub page_median_ms: f64,
+    /// `/findings` whole, and `?limit=100`.
+    pub findings_bytes: usize,
+    pub findings_limited_bytes: usize,
     pub churn_events_sent: usize,
     pub churn_events_applied: f64,
     pub churn_cpu_seconds: f64,
@@ -293,6 +303,33 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let findings = sum_of(&metrics, "kube_lifecycle_findings", "") as u64;
     let metrics_bytes = metrics.len();
 
+    // As Prometheus scrapes, and the page and /findings as people load them.
+    let prometheus = [
+        (
+            "accept",
+            "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+        ),
+        ("accept-encoding", "gzip"),
+    ];
+    let mut gzip_ms = Vec::new();
+    let mut metrics_gzip_bytes = 0;
+    for _ in 0..config.scrapes {
+        let (body, ms) = process.get_raw("/metrics", &prometheus).await?;
+        metrics_gzip_bytes = body.len();
+        gzip_ms.push(ms);
+    }
+    gzip_ms.sort_by(f64::total_cmp);
+    let mut page_ms = Vec::new();
+    let mut page_bytes = 0;
+    for _ in 0..5 {
+        let (body, ms) = process.get_raw("/", &[("accept", "text/html")]).await?;
+        page_bytes = body.len();
+        page_ms.push(ms);
+    }
+    page_ms.sort_by(f64::total_cmp);
+    let findings_bytes = process.get_raw("/findings", &[]).await?.0.len();
+    let findings_limited_bytes = process.get_raw("/findings?limit=100", &[]).await?.0.len();
+
     // Churn: `churn_rate` pod changes a second, in ticks of 10 ms.
     let applied_before = pod_events_applied(&metrics);
     let cpu_before = process.cpu_seconds()?;
@@ -373,6 +410,13 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         render_p99_ms: percentile(&render_ms, 0.99),
         scrape_median_ms: percentile(&scrape_ms, 0.5),
         scrape_p99_ms: percentile(&scrape_ms, 0.99),
+        metrics_gzip_bytes,
+        gzip_scrape_median_ms: percentile(&gzip_ms, 0.5),
+        gzip_scrape_p99_ms: percentile(&gzip_ms, 0.99),
+        page_bytes,
+        page_median_ms: percentile(&page_ms, 0.5),
+        findings_bytes,
+        findings_limited_bytes,
         churn_events_sent: sent,
         churn_events_applied: applied,
         churn_cpu_seconds,
@@ -398,7 +442,7 @@ pub fn table(reports: &[Report]) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
-    let rows: [Row; 22] = [
+    let rows: [Row; 25] = [
         ("nodes / objects", |r| {
             format!("{} / {}", r.nodes, r.objects)
         }),
@@ -453,6 +497,31 @@ pub fn table(reports: &[Report]) -> String {
         }),
         ("/metrics scrape (median / p99)", |r| {
             format!("{:.1} / {:.1} ms", r.scrape_median_ms, r.scrape_p99_ms)
+        }),
+        (
+            "/metrics as Prometheus asks, gzip (size; median / p99)",
+            |r| {
+                format!(
+                    "{:.2} MB; {:.1} / {:.1} ms",
+                    r.metrics_gzip_bytes as f64 / 1e6,
+                    r.gzip_scrape_median_ms,
+                    r.gzip_scrape_p99_ms
+                )
+            },
+        ),
+        ("landing page (size; median)", |r| {
+            format!(
+                "{:.0} KB; {:.1} ms",
+                r.page_bytes as f64 / 1e3,
+                r.page_median_ms
+            )
+        }),
+        ("/findings whole / ?limit=100", |r| {
+            format!(
+                "{:.1} MB / {:.0} KB",
+                r.findings_bytes as f64 / 1e6,
+                r.findings_limited_bytes as f64 / 1e3
+            )
         }),
         ("churn", |r| {
             format!(

@@ -69,6 +69,17 @@ impl ExporterProcess {
         Ok(response.error_for_status()?.text().await?)
     }
 
+    /// The body as sent (not decompressed) and how long it took, with `headers`.
+    pub async fn get_raw(&self, path: &str, headers: &[(&str, &str)]) -> Result<(Vec<u8>, f64)> {
+        let start = Instant::now();
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        let body = request.send().await?.error_for_status()?.bytes().await?;
+        Ok((body.to_vec(), start.elapsed().as_secs_f64() * 1000.0))
+    }
+
     pub async fn wait_ready(&self, timeout: Duration) -> Result<()> {
         let start = Instant::now();
         while start.elapsed() < timeout {
