@@ -688,3 +688,43 @@ async fn from_file_serves_the_same_findings_as_diagnose() {
         .await;
     assert!(openmetrics.ends_with("# EOF\n"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn above_the_series_ceiling_pod_families_fold_and_findings_stay_whole() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
+    let exporter = Exporter::start(&["--from-file", example, "--max-series-per-family", "1"]);
+    exporter.wait_ready().await;
+    let (_, metrics) = exporter.get("/metrics").await;
+    let family = "kube_lifecycle_pod_terminating_since_timestamp_seconds";
+    let folded = metrics
+        .lines()
+        .find(|l| {
+            l.starts_with(&format!(
+                "kube_lifecycle_series_folded{{family=\"{family}\"}}"
+            ))
+        })
+        .unwrap_or_else(|| panic!("no folded count for {family}:\n{metrics}"));
+    let withheld: f64 = folded.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(withheld > 1.0, "{folded}");
+    let series: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with(&format!("{family}{{")))
+        .collect();
+    assert!(!series.is_empty());
+    assert!(
+        series
+            .iter()
+            .all(|l| !l.contains("pod=") && l.contains("namespace=")),
+        "folded by namespace, no pod label: {series:#?}"
+    );
+    // Workload families are never folded.
+    assert!(metrics.contains("kube_lifecycle_recreate_blocked_by_terminating{namespace="));
+    // Every object is still listed.
+    let (_, body) = exporter.get("/findings").await;
+    let findings: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let terminating = findings
+        .iter()
+        .filter(|f| f["anomaly"] == "pod_terminating")
+        .count();
+    assert_eq!(terminating as f64, withheld);
+}

@@ -4,6 +4,13 @@
 //! image and container IDs) owned by ReplicaSets of Deployments, StatefulSets
 //! and DaemonSets, spread over namespaces and nodes. About 3% of the pods are
 //! anomalous in each family the exporter diagnoses.
+//!
+//! The storm profile is the same cluster during an incident: a third of the
+//! nodes NotReady (their pods Terminating past their deadline, the Recreate
+//! Deployments and StatefulSets with pods there blocked) and one registry
+//! refusing every pull of a rolling update (a container in ErrImagePull or
+//! ImagePullBackOff in about one pod in seven elsewhere, each with the
+//! kubelet's Failed event).
 
 use serde_json::{Value, json};
 
@@ -22,6 +29,49 @@ pub const PODS_PER_NODE: usize = 30;
 const PODS_PER_NAMESPACE: usize = 300;
 const PODS_PER_REPLICASET: usize = 10;
 
+/// What the generated cluster is going through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// About 3% of the pods anomalous.
+    Healthy,
+    /// A third of the nodes lost and a registry refusing pulls.
+    Storm,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Healthy => "healthy",
+            Profile::Storm => "storm",
+        }
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "healthy" => Ok(Profile::Healthy),
+            "storm" => Ok(Profile::Storm),
+            other => Err(format!("{other}: expected healthy or storm")),
+        }
+    }
+}
+
+/// A lost node in the storm: one in three.
+fn node_lost(profile: Profile, node: usize) -> bool {
+    profile == Profile::Storm && node.is_multiple_of(3)
+}
+
+/// Pods of a rolling update whose image the failing registry refuses, in the
+/// storm: one in seven of the pods on nodes still up.
+fn pull_refused(profile: Profile, i: usize, nodes: usize) -> bool {
+    profile == Profile::Storm && !node_lost(profile, i % nodes) && i % 7 == 3
+}
+
+/// The failing registry's host.
+pub const FAILING_REGISTRY: &str = "registry.example.com";
+
 pub struct Cluster {
     /// Nodes, namespaces and workloads.
     pub others: Vec<Value>,
@@ -29,20 +79,30 @@ pub struct Cluster {
 }
 
 pub fn generate(pods: usize) -> Cluster {
-    let others = others(pods);
+    generate_profile(pods, Profile::Healthy)
+}
+
+pub fn generate_profile(pods: usize, profile: Profile) -> Cluster {
+    let others = others_profile(pods, profile);
     let nodes = others.iter().filter(|o| o["kind"] == "Node").count();
-    let pods = (0..pods).map(|i| pod(i, nodes)).collect();
+    let pods = (0..pods).map(|i| pod_profile(i, nodes, profile)).collect();
     Cluster { others, pods }
 }
 
 /// The nodes, namespaces and workloads of a cluster of `pods` pods; pod `i`
 /// is [`pod`]`(i, nodes)`.
 pub fn others(pods: usize) -> Vec<Value> {
+    others_profile(pods, Profile::Healthy)
+}
+
+/// [`others`] in a profile; with the storm's, also the kubelet's Failed
+/// events of the refused pulls.
+pub fn others_profile(pods: usize, profile: Profile) -> Vec<Value> {
     let nodes = pods.div_ceil(PODS_PER_NODE).max(3);
     let namespaces = pods.div_ceil(PODS_PER_NAMESPACE).max(1);
     let mut others = Vec::new();
     for n in 0..nodes {
-        others.push(node(n));
+        others.push(node(n, node_lost(profile, n)));
     }
     for ns in 0..namespaces {
         others.push(json!({"apiVersion": "v1", "kind": "Namespace",
@@ -65,12 +125,25 @@ pub fn others(pods: usize) -> Vec<Value> {
                 "spec": {"replicas": PODS_PER_REPLICASET, "selector": {"matchLabels": {"app": app}},
                          "strategy": {"type": if rs % 7 == 0 { "Recreate" } else { "RollingUpdate" }}},
                 "status": {"replicas": PODS_PER_REPLICASET, "readyReplicas": PODS_PER_REPLICASET}}));
+            // In the storm a Recreate Deployment with a pod on a lost node is
+            // mid-rollout: its old ReplicaSet scaled to 0, the new one waiting.
+            let rolling_out = rs % 7 == 0
+                && (rs * PODS_PER_REPLICASET..(rs + 1) * PODS_PER_REPLICASET)
+                    .any(|i| node_lost(profile, i % nodes));
+            let owner = json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
+                                "uid": format!("deploy-{rs}"), "controller": true}]);
             others.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
                 "metadata": {"name": format!("{app}-5f7b9c6d4"), "namespace": ns, "uid": format!("rs-{rs}"),
-                             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
-                                                  "uid": format!("deploy-{rs}"), "controller": true}]},
-                "spec": {"replicas": PODS_PER_REPLICASET, "selector": {"matchLabels": {"app": app}}},
+                             "ownerReferences": owner},
+                "spec": {"replicas": if rolling_out { 0 } else { PODS_PER_REPLICASET }, "selector": {"matchLabels": {"app": app}}},
                 "status": {"replicas": PODS_PER_REPLICASET}}));
+            if rolling_out {
+                others.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "metadata": {"name": format!("{app}-7c8d9e5f6"), "namespace": ns, "uid": format!("rs-{rs}-next"),
+                                 "ownerReferences": owner},
+                    "spec": {"replicas": PODS_PER_REPLICASET, "selector": {"matchLabels": {"app": app}}},
+                    "status": {"replicas": 0}}));
+            }
         }
     }
     others.push(json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
@@ -79,15 +152,68 @@ pub fn others(pods: usize) -> Vec<Value> {
                  "template": {"spec": {"containers": [{"name": "node-exporter", "image": "quay.io/prometheus/node-exporter:v1.8.1",
                                                        "ports": [{"containerPort": 9100, "hostPort": 9100}]}]}}},
         "status": {"desiredNumberScheduled": nodes, "currentNumberScheduled": nodes, "numberReady": nodes}}));
+    for i in (0..pods).filter(|i| pull_refused(profile, *i, nodes)) {
+        others.push(pull_failed_event(i));
+    }
     others
+}
+
+/// The kubelet's event for a pull the failing registry refused.
+fn pull_failed_event(i: usize) -> Value {
+    let (ns, name, image) = (
+        namespace_name(i / PODS_PER_NAMESPACE),
+        pod_name(i),
+        image_of(i),
+    );
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{name}.17d8c2b5a1f0{i:06x}"), "namespace": ns},
+        "involvedObject": {"kind": "Pod", "namespace": ns, "name": name, "apiVersion": "v1",
+                           "uid": format!("8d2c5e7a-0000-4000-8000-{i:012}"), "fieldPath": "spec.containers{app}"},
+        "reason": "Failed", "type": "Warning", "count": 12,
+        "source": {"component": "kubelet", "host": "node"},
+        "firstTimestamp": "2024-06-01T09:00:00Z", "lastTimestamp": "2024-06-01T09:20:00Z",
+        "message": format!("Failed to pull image \"{image}\": rpc error: code = Unknown desc = failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": unexpected status from HEAD request to https://{FAILING_REGISTRY}/v2/{}/manifests/{}: 503 Service Unavailable",
+            image.trim_start_matches(&format!("{FAILING_REGISTRY}/")).split(':').next().unwrap_or_default(),
+            image.rsplit(':').next().unwrap_or_default())})
+}
+
+/// An event changed as the kubelet changes it on every retry: the count and
+/// last time bumped. The storm's churn sends these.
+pub fn pull_failed_event_again(i: usize, nodes: usize, revision: usize) -> Option<Value> {
+    if !pull_refused(Profile::Storm, i, nodes) {
+        return None;
+    }
+    let mut event = pull_failed_event(i);
+    event["count"] = json!(12 + revision);
+    Some(event)
+}
+
+fn pod_name(i: usize) -> String {
+    let rs = i / PODS_PER_REPLICASET;
+    let app = format!("app-{rs}");
+    if rs % 10 == 9 {
+        format!("{app}-{}", i % PODS_PER_REPLICASET)
+    } else {
+        format!("{app}-5f7b9c6d4-{i:06x}")
+    }
+}
+
+fn image_of(i: usize) -> String {
+    let app = format!("app-{}", i / PODS_PER_REPLICASET);
+    format!(
+        "{FAILING_REGISTRY}/team-{}/{app}:1.{}.{}",
+        i % 40,
+        i % 9,
+        i % 17
+    )
 }
 
 fn namespace_name(i: usize) -> String {
     format!("team-{i:04}")
 }
 
-fn node(n: usize) -> Value {
-    json!({"apiVersion": "v1", "kind": "Node",
+fn node(n: usize, lost: bool) -> Value {
+    let mut node = json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": format!("node-{n:05}"),
                      "labels": {"kubernetes.io/hostname": format!("node-{n:05}"), "kubernetes.io/os": "linux",
                                 "node.kubernetes.io/instance-type": "m5.2xlarge", "topology.kubernetes.io/zone": format!("zone-{}", n % 3)}},
@@ -97,12 +223,25 @@ fn node(n: usize) -> Value {
             {"type": "DiskPressure", "status": "False", "reason": "KubeletHasNoDiskPressure", "message": "kubelet has no disk pressure"},
             {"type": "PIDPressure", "status": "False", "reason": "KubeletHasSufficientPID", "message": "kubelet has sufficient PID available"},
             {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}],
-            "allocatable": {"cpu": "7910m", "memory": "31Gi", "pods": "110"}}})
+            "allocatable": {"cpu": "7910m", "memory": "31Gi", "pods": "110"}}});
+    if lost {
+        node["spec"]["taints"] = json!([
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": "2024-06-01T08:55:00Z"},
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2024-06-01T08:55:05Z"}]);
+        node["status"]["conditions"][3] = json!({"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+            "message": "Kubelet stopped posting node status.", "lastTransitionTime": "2024-06-01T08:55:00Z"});
+    }
+    node
 }
 
 /// The pod with index `i`, anomalous in family `i / ANOMALY_EVERY % 6`
 /// every `ANOMALY_EVERY` pods.
 pub fn pod(i: usize, nodes: usize) -> Value {
+    pod_profile(i, nodes, Profile::Healthy)
+}
+
+/// [`pod`] in a profile.
+pub fn pod_profile(i: usize, nodes: usize, profile: Profile) -> Value {
     let rs = i / PODS_PER_REPLICASET;
     let ns = namespace_name(i / PODS_PER_NAMESPACE);
     let app = format!("app-{rs}");
@@ -121,12 +260,7 @@ pub fn pod(i: usize, nodes: usize) -> Value {
         )
     };
     let node = format!("node-{:05}", i % nodes);
-    let image = format!(
-        "registry.example.com/team-{}/{app}:1.{}.{}",
-        i % 40,
-        i % 9,
-        i % 17
-    );
+    let image = image_of(i);
     let sidecar = "docker.io/envoyproxy/envoy:v1.30.2";
     let fields = |manager: &str, fields: Value| {
         json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
@@ -227,7 +361,22 @@ pub fn pod(i: usize, nodes: usize) -> Value {
                  "state": {"running": {"startedAt": "2024-06-01T08:00:04Z"}}, "lastState": {}}]
         }
     });
-    if i.is_multiple_of(ANOMALY_EVERY) {
+    if node_lost(profile, i % nodes) {
+        // Evicted by the taint manager once the node was lost; no kubelet
+        // confirms the containers stopped.
+        anomaly(&mut pod, "terminating", &image);
+    } else if pull_refused(profile, i, nodes) {
+        let reason = if i.is_multiple_of(2) {
+            "ErrImagePull"
+        } else {
+            "ImagePullBackOff"
+        };
+        waiting(
+            &mut pod,
+            reason,
+            &format!("Back-off pulling image \"{image}\""),
+        );
+    } else if i.is_multiple_of(ANOMALY_EVERY) {
         anomaly(
             &mut pod,
             FAMILIES[(i / ANOMALY_EVERY) % FAMILIES.len()],

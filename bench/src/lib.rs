@@ -6,6 +6,8 @@
 pub mod cluster;
 mod process;
 
+pub use cluster::Profile;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -22,6 +24,7 @@ pub struct Config {
     /// The `kube-lifecycle-exporter` binary to run.
     pub exporter: PathBuf,
     pub pods: usize,
+    pub profile: Profile,
     /// How long to change pods at `churn_rate` per second.
     pub churn: Duration,
     pub churn_rate: usize,
@@ -31,6 +34,7 @@ pub struct Config {
 #[derive(Debug, Clone)]
 pub struct Report {
     pub pods: usize,
+    pub profile: Profile,
     pub nodes: usize,
     pub objects: usize,
     pub bytes: usize,
@@ -56,16 +60,18 @@ pub struct Report {
     pub render_p99_ms: f64,
     pub scrape_median_ms: f64,
     pub scrape_p99_ms: f64,
-    /// `/metrics` as Prometheus asks for it (OpenMetrics, gzip): bytes sent, times.
+    /// `/metrics` as Prometheus asks for it (gzip): bytes sent, whether it
+    /// came compressed, and the scrape times.
     pub metrics_gzip_bytes: usize,
-    pub gzip_scrape_median_ms: f64,
-    pub gzip_scrape_p99_ms: f64,
-    /// The landing page, plain: bytes and median time of a few loads.
+    pub metrics_gzipped: bool,
+    pub scrape_gzip_median_ms: f64,
+    pub scrape_gzip_p99_ms: f64,
+    /// The landing page: bytes and time to fetch it.
     pub page_bytes: usize,
-    pub page_median_ms: f64,
-    /// `/findings` whole, and `?limit=100`.
+    pub page_ms: f64,
+    /// `/findings` whole, and `/findings?anomaly=image_pull&limit=100`.
     pub findings_bytes: usize,
-    pub findings_limited_bytes: usize,
+    pub findings_filtered_bytes: usize,
     pub churn_events_sent: usize,
     pub churn_events_applied: f64,
     pub churn_cpu_seconds: f64,
@@ -187,13 +193,14 @@ fn sum_of(metrics: &str, family: &str, filter: &str) -> f64 {
         .sum()
 }
 
-/// The pod watch events the exporter has applied, from its /metrics.
-fn pod_events_applied(metrics: &str) -> f64 {
-    sum_of(
-        metrics,
-        "kube_lifecycle_watch_events_total",
-        "resource=\"pods\",type=\"applied\"",
-    )
+/// The watch events of a resource the exporter has applied, from its /metrics.
+fn events_applied(metrics: &str, resource: &str) -> f64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("kube_lifecycle_watch_events_total{"))
+        .filter(|l| l.contains(&format!("resource=\"{resource}\"")) && l.contains("=\"applied\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
 }
 
 /// How many times the exporter's pod watch has listed again after its first sync.
@@ -220,19 +227,24 @@ pub async fn empty_rss(exporter: &Path) -> Result<u64> {
 }
 
 pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
-    eprintln!("[{} pods] generating the cluster", config.pods);
+    let profile = config.profile;
+    eprintln!(
+        "[{} pods, {}] generating the cluster",
+        config.pods,
+        profile.name()
+    );
     // Each object is serialised as it is generated and its JSON tree dropped
     // at once: a tree of the whole cluster dropped in one go left the
     // allocator of this process consolidating its free lists for seconds,
     // while the exporter listed, and the sync time counted that stall.
     let mut others: Vec<String> = Vec::new();
     let mut nodes = 0;
-    for object in cluster::others(config.pods) {
+    for object in cluster::others_profile(config.pods, profile) {
         nodes += usize::from(object["kind"] == "Node");
         others.push(object.to_string());
     }
     let pods: Vec<String> = (0..config.pods)
-        .map(|i| cluster::pod(i, nodes).to_string())
+        .map(|i| cluster::pod_profile(i, nodes, profile).to_string())
         .collect();
     let all: Vec<&str> = others.iter().chain(&pods).map(String::as_str).collect();
     let objects = all.len();
@@ -303,49 +315,58 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let findings = sum_of(&metrics, "kube_lifecycle_findings", "") as u64;
     let metrics_bytes = metrics.len();
 
-    // As Prometheus scrapes, and the page and /findings as people load them.
-    let prometheus = [
-        (
-            "accept",
-            "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
-        ),
-        ("accept-encoding", "gzip"),
-    ];
     let mut gzip_ms = Vec::new();
-    let mut metrics_gzip_bytes = 0;
+    let (mut metrics_gzip_bytes, mut metrics_gzipped) = (0, false);
     for _ in 0..config.scrapes {
-        let (body, ms) = process.get_raw("/metrics", &prometheus).await?;
-        metrics_gzip_bytes = body.len();
-        gzip_ms.push(ms);
+        let start = Instant::now();
+        (metrics_gzip_bytes, metrics_gzipped) = process.get_gzip_size("/metrics").await?;
+        gzip_ms.push(start.elapsed().as_secs_f64() * 1000.0);
     }
     gzip_ms.sort_by(f64::total_cmp);
-    let mut page_ms = Vec::new();
-    let mut page_bytes = 0;
-    for _ in 0..5 {
-        let (body, ms) = process.get_raw("/", &[("accept", "text/html")]).await?;
-        page_bytes = body.len();
-        page_ms.push(ms);
-    }
-    page_ms.sort_by(f64::total_cmp);
-    let findings_bytes = process.get_raw("/findings", &[]).await?.0.len();
-    let findings_limited_bytes = process.get_raw("/findings?limit=100", &[]).await?.0.len();
+    let start = Instant::now();
+    let page_bytes = process.get("/").await?.len();
+    let page_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let findings_bytes = process.get("/findings").await?.len();
+    let findings_filtered_bytes = process
+        .get("/findings?anomaly=image_pull&limit=100")
+        .await?
+        .len();
 
-    // Churn: `churn_rate` pod changes a second, in ticks of 10 ms.
-    let applied_before = pod_events_applied(&metrics);
+    // Churn: `churn_rate` changes a second, in ticks of 10 ms: pods in the
+    // healthy profile; in the storm, the kubelet's pull-failure events bumped
+    // on every retry, as they arrive during a registry outage.
+    let churned = match profile {
+        Profile::Healthy => "pods",
+        Profile::Storm => "events",
+    };
+    let applied_before = events_applied(&metrics, churned);
     let cpu_before = process.cpu_seconds()?;
     let churn_start = Instant::now();
     let per_tick = (config.churn_rate / 100).max(1);
     let mut sent = 0;
+    let mut cursor = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(10));
     let nodes_total = nodes;
     while churn_start.elapsed() < config.churn {
         tick.tick().await;
-        for _ in 0..per_tick {
-            let i = (sent * 7919) % config.pods;
-            let mut pod = cluster::pod(i, nodes_total);
-            pod["metadata"]["annotations"]["bench/revision"] = json!(sent.to_string());
-            server.apply(pod);
+        let mut done = 0;
+        while done < per_tick {
+            let i = (cursor * 7919) % config.pods;
+            cursor += 1;
+            let object = match profile {
+                Profile::Healthy => {
+                    let mut pod = cluster::pod(i, nodes_total);
+                    pod["metadata"]["annotations"]["bench/revision"] = json!(sent.to_string());
+                    pod
+                }
+                Profile::Storm => match cluster::pull_failed_event_again(i, nodes_total, sent) {
+                    Some(event) => event,
+                    None => continue,
+                },
+            };
+            server.apply(object);
             sent += 1;
+            done += 1;
         }
     }
     let churn_seconds = churn_start.elapsed().as_secs_f64();
@@ -358,14 +379,14 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         tokio::time::sleep(Duration::from_millis(100)).await;
         churn_cpu_seconds = process.cpu_seconds()? - cpu_before;
         let m = process.get("/metrics").await?;
-        applied = pod_events_applied(&m) - applied_before;
+        applied = events_applied(&m, churned) - applied_before;
         if applied >= sent as f64 {
             break;
         }
     }
     let peak_rss = process.peak_rss()?;
     if applied < sent as f64 * 0.99 {
-        bail!("the exporter applied {applied} of {sent} pod changes");
+        bail!("the exporter applied {applied} of {sent} {churned} changes");
     }
 
     // A relist, as after etcd is restored: every watch is cut and its resume
@@ -391,6 +412,15 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
 
     Ok(Report {
         pods: config.pods,
+        profile,
+        metrics_gzip_bytes,
+        metrics_gzipped,
+        scrape_gzip_median_ms: percentile(&gzip_ms, 0.5),
+        scrape_gzip_p99_ms: percentile(&gzip_ms, 0.99),
+        page_bytes,
+        page_ms,
+        findings_bytes,
+        findings_filtered_bytes,
         nodes,
         objects,
         bytes,
@@ -410,13 +440,6 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         render_p99_ms: percentile(&render_ms, 0.99),
         scrape_median_ms: percentile(&scrape_ms, 0.5),
         scrape_p99_ms: percentile(&scrape_ms, 0.99),
-        metrics_gzip_bytes,
-        gzip_scrape_median_ms: percentile(&gzip_ms, 0.5),
-        gzip_scrape_p99_ms: percentile(&gzip_ms, 0.99),
-        page_bytes,
-        page_median_ms: percentile(&page_ms, 0.5),
-        findings_bytes,
-        findings_limited_bytes,
         churn_events_sent: sent,
         churn_events_applied: applied,
         churn_cpu_seconds,
@@ -437,12 +460,12 @@ type Row = (&'static str, fn(&Report) -> String);
 pub fn table(reports: &[Report]) -> String {
     let mut out = String::from("| measure |");
     for r in reports {
-        out.push_str(&format!(" {} pods |", r.pods));
+        out.push_str(&format!(" {} pods, {} |", r.pods, r.profile.name()));
     }
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
-    let rows: [Row; 25] = [
+    let rows: [Row; 26] = [
         ("nodes / objects", |r| {
             format!("{} / {}", r.nodes, r.objects)
         }),
@@ -498,35 +521,36 @@ pub fn table(reports: &[Report]) -> String {
         ("/metrics scrape (median / p99)", |r| {
             format!("{:.1} / {:.1} ms", r.scrape_median_ms, r.scrape_p99_ms)
         }),
-        (
-            "/metrics as Prometheus asks, gzip (size; median / p99)",
-            |r| {
-                format!(
-                    "{:.2} MB; {:.1} / {:.1} ms",
-                    r.metrics_gzip_bytes as f64 / 1e6,
-                    r.gzip_scrape_median_ms,
-                    r.gzip_scrape_p99_ms
-                )
-            },
-        ),
-        ("landing page (size; median)", |r| {
+        ("/metrics with gzip: size, scrape (median / p99)", |r| {
             format!(
-                "{:.0} KB; {:.1} ms",
-                r.page_bytes as f64 / 1e3,
-                r.page_median_ms
+                "{:.2} MB{}, {:.1} / {:.1} ms",
+                r.metrics_gzip_bytes as f64 / 1e6,
+                if r.metrics_gzipped {
+                    ""
+                } else {
+                    " (not compressed)"
+                },
+                r.scrape_gzip_median_ms,
+                r.scrape_gzip_p99_ms
             )
         }),
-        ("/findings whole / ?limit=100", |r| {
-            format!(
-                "{:.1} MB / {:.0} KB",
-                r.findings_bytes as f64 / 1e6,
-                r.findings_limited_bytes as f64 / 1e3
-            )
+        ("landing page: size, time", |r| {
+            format!("{:.2} MB, {:.0} ms", r.page_bytes as f64 / 1e6, r.page_ms)
+        }),
+        ("/findings whole", |r| {
+            format!("{:.2} MB", r.findings_bytes as f64 / 1e6)
+        }),
+        ("/findings?anomaly=image_pull&limit=100", |r| {
+            format!("{:.3} MB", r.findings_filtered_bytes as f64 / 1e6)
         }),
         ("churn", |r| {
             format!(
-                "{:.0} events/s for {:.0} s",
+                "{:.0} {}/s for {:.0} s",
                 r.churn_events_sent as f64 / r.churn_seconds,
+                match r.profile {
+                    Profile::Healthy => "pod changes",
+                    Profile::Storm => "events",
+                },
                 r.churn_seconds
             )
         }),

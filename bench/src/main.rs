@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Parser;
-use lifecycle_bench::{Config, empty_rss, run, table};
+use lifecycle_bench::{Config, Profile, empty_rss, run, table};
 
 #[derive(Parser)]
 #[command(about = "Benchmark the exporter against generated clusters")]
@@ -16,15 +16,23 @@ struct Args {
     /// Cluster sizes in pods, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "10000,50000,150000")]
     pods: Vec<usize>,
+    /// Profiles to run at each size, comma separated: `healthy` (about 3% of
+    /// the pods anomalous) and `storm` (a third of the nodes lost, a registry
+    /// refusing pulls, 10,000 events/s during the churn).
+    #[arg(long, value_delimiter = ',', default_value = "healthy,storm")]
+    profile: Vec<Profile>,
     /// The exporter binary (build it with `cargo build --release` first).
     #[arg(long, default_value = "target/release/kube-lifecycle-exporter")]
     exporter: PathBuf,
     /// How long to change pods after the sync.
     #[arg(long, default_value = "30s", value_parser = humantime_like)]
     churn: Duration,
-    /// Pod changes per second during the churn.
+    /// Pod changes per second during the healthy profile's churn.
     #[arg(long, default_value_t = 1000)]
     churn_rate: usize,
+    /// Events per second during the storm's churn.
+    #[arg(long, default_value_t = 10_000)]
+    storm_event_rate: usize,
     /// /metrics scrapes to time.
     #[arg(long, default_value_t = 50)]
     scrapes: usize,
@@ -49,15 +57,21 @@ async fn main() -> Result<()> {
     let empty = empty_rss(&args.exporter).await?;
     let mut reports = Vec::new();
     for pods in &args.pods {
-        let config = Config {
-            exporter: args.exporter.clone(),
-            pods: *pods,
-            churn: args.churn,
-            churn_rate: args.churn_rate,
-            scrapes: args.scrapes,
-        };
-        reports.push(run(&config, empty).await?);
-        println!("{}", table(&reports));
+        for profile in &args.profile {
+            let config = Config {
+                exporter: args.exporter.clone(),
+                pods: *pods,
+                profile: *profile,
+                churn: args.churn,
+                churn_rate: match profile {
+                    Profile::Healthy => args.churn_rate,
+                    Profile::Storm => args.storm_event_rate,
+                },
+                scrapes: args.scrapes,
+            };
+            reports.push(run(&config, empty).await?);
+            println!("{}", table(&reports));
+        }
     }
     println!(
         "exporter RSS with an empty cluster: {:.1} MiB",

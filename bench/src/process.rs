@@ -69,15 +69,25 @@ impl ExporterProcess {
         Ok(response.error_for_status()?.text().await?)
     }
 
-    /// The body as sent (not decompressed) and how long it took, with `headers`.
-    pub async fn get_raw(&self, path: &str, headers: &[(&str, &str)]) -> Result<(Vec<u8>, f64)> {
-        let start = Instant::now();
-        let mut request = self.http.get(format!("{}{path}", self.base));
-        for (k, v) in headers {
-            request = request.header(*k, *v);
-        }
-        let body = request.send().await?.error_for_status()?.bytes().await?;
-        Ok((body.to_vec(), start.elapsed().as_secs_f64() * 1000.0))
+    /// The body's size as sent, asking for gzip as Prometheus does, and
+    /// whether it came compressed.
+    pub async fn get_gzip_size(&self, path: &str) -> Result<(usize, bool)> {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("Accept-Encoding", "gzip")
+            .header(
+                "Accept",
+                "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
+            )
+            .send()
+            .await?
+            .error_for_status()?;
+        let gzip = response
+            .headers()
+            .get("content-encoding")
+            .is_some_and(|v| v.as_bytes() == b"gzip");
+        Ok((response.bytes().await?.len(), gzip))
     }
 
     pub async fn wait_ready(&self, timeout: Duration) -> Result<()> {

@@ -58,6 +58,19 @@ local rules = import '../lib/rules.libsonnet';
           summary: 'The exporter relists a resource often.',
           description: 'kube-lifecycle-exporter {{ $labels.instance }}%s had to list {{ $labels.resource }} again {{ $value | humanize }} times in the last hour (its watch fell behind the API server\'s history).' % rules.inCluster(c),
         }),
+        // Above --max-series-per-family a family's per-pod series are folded
+        // by namespace, node and cause: the pages still fire, per-pod detail
+        // is on the exporter's page and /findings only.
+        rules.alert(c, {
+          alert: 'KubeLifecycleExporterFoldingSeries',
+          expr: |||
+            max %s (%s) > 0
+          ||| % [rules.by(c, target + ['family']), rules.series(c, 'kube_lifecycle_series_folded')],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'The exporter folds per-pod series: too many findings for the series ceiling.',
+          description: 'kube-lifecycle-exporter {{ $labels.instance }}%s exposes {{ $labels.family }} by namespace, node and cause instead of per pod: {{ $value | humanize }} per-pod series are over --max-series-per-family. The exporter\'s landing page and /findings still list every object.' % rules.inCluster(c),
+        }),
       ],
     }],
   },

@@ -73,6 +73,18 @@ pub struct ServeArgs {
     )]
     pub(crate) runbook_base_url: String,
 
+    /// Per-pod series one findings family may expose. Above it, that family's
+    /// series are folded by namespace and its other labels (node, cause,
+    /// registry…), so the rules keep firing per node and per registry;
+    /// `kube_lifecycle_series_folded` and a log line say so, and /findings and
+    /// the landing page still list every object. 0: no ceiling.
+    #[arg(
+        long,
+        default_value_t = 10_000,
+        env = "KUBE_LIFECYCLE_MAX_SERIES_PER_FAMILY"
+    )]
+    pub(crate) max_series_per_family: usize,
+
     /// How long each watch request stays open before the API server ends it and it is
     /// renewed. A connection silent for this long plus 5s is considered dead and
     /// reopened (a watch that hangs without sending a byte, a half-open TCP connection).
@@ -204,7 +216,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     };
 
     let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
-    let app = Arc::new(App::new(live, links, source));
+    let app = Arc::new(App::new(live, links, source, args.max_series_per_family));
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("listening on {}", args.listen))?;

@@ -75,6 +75,7 @@ runbooks! {
     WatchNotSynced => "KubeLifecycleWatchNotSynced",
     WatchErrors => "KubeLifecycleWatchErrors",
     WatchRestarting => "KubeLifecycleWatchRestarting",
+    ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries",
 }
 
 impl Runbook {

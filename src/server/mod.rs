@@ -50,9 +50,14 @@ pub(crate) struct App {
 const FINDINGS_PER_CHUNK: usize = 256;
 
 impl App {
-    pub(crate) fn new(live: Arc<LiveState>, links: RunbookLinks, source: Source) -> Self {
+    pub(crate) fn new(
+        live: Arc<LiveState>,
+        links: RunbookLinks,
+        source: Source,
+        series_ceiling: usize,
+    ) -> Self {
         let mut registry = Registry::default();
-        metrics::register(&mut registry, live.clone(), &live.telemetry);
+        metrics::register(&mut registry, live.clone(), &live.telemetry, series_ceiling);
         App {
             live,
             registry,

@@ -7,7 +7,7 @@
 //! series disappears with its anomaly. Values are Unix timestamps ("since"),
 //! counts or exit codes; never time-since, never raw messages as labels.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -105,6 +105,40 @@ fn refusal_labels(f: &Finding) -> Vec<String> {
     }
 }
 
+/// How a family's per-object series give way to aggregates when there are more
+/// of them than the series ceiling: the object's own labels (`pod`,
+/// `container`) are dropped, `namespace` and the family's labels (node, cause,
+/// registry…) stay, so the rules that count by node, registry or namespace keep
+/// firing on the folded series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fold {
+    /// A timestamp: the earliest of the folded series (the oldest is what an
+    /// age threshold needs).
+    Earliest,
+    /// A count: the sum.
+    Sum,
+    /// A size or a code: the largest.
+    Largest,
+    /// Never folded: one series per workload or namespace, as many as there
+    /// are workloads, not pods.
+    Never,
+}
+
+impl Fold {
+    fn combine(self, held: f64, new: f64) -> f64 {
+        match self {
+            Fold::Earliest => held.min(new),
+            Fold::Sum => held + new,
+            Fold::Largest | Fold::Never => held.max(new),
+        }
+    }
+}
+
+/// The label keys a folded series keeps: `namespace` and the family's own.
+fn folded_label_names(family: &Family) -> impl Iterator<Item = &'static str> {
+    std::iter::once("namespace").chain(family.labels.iter().copied())
+}
+
 /// One sample: the values of the family's own labels, in order, and the value.
 pub(super) struct Sample {
     pub labels: Vec<String>,
@@ -122,6 +156,8 @@ pub(super) struct Family {
     /// The anomalies whose findings feed it.
     pub anomalies: &'static [Anomaly],
     pub samples: fn(&Finding) -> Vec<Sample>,
+    /// How the family's per-pod series are folded above the series ceiling.
+    pub fold: Fold,
     /// An example query for `docs/metrics.md` (read by its generator, a test).
     #[cfg_attr(not(test), allow(dead_code))]
     pub example: &'static str,
@@ -178,6 +214,10 @@ fn one(labels: Vec<String>, value: f64) -> Vec<Sample> {
 /// Total findings by anomaly and cause; every pair is always present (0 when none).
 pub(super) const FINDINGS_FAMILY: &str = "kube_lifecycle_findings";
 
+/// Per-object series folded into aggregates, by family (0 when none).
+pub(super) const FOLDED_FAMILY: &str = "kube_lifecycle_series_folded";
+const FOLDED_HELP: &str = "Per-pod series of a family not exposed because the family had more than --max-series-per-family of them; they are folded into series by namespace and the family's other labels. 0 when the family is whole.";
+
 /// The per-object families.
 pub(super) const FAMILIES: &[Family] = &[
     Family {
@@ -187,6 +227,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::PodTerminating],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Earliest,
         example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
@@ -201,6 +242,7 @@ pub(super) const FAMILIES: &[Family] = &[
             }
             _ => vec![],
         },
+        fold: Fold::Earliest,
         example: "time() - kube_lifecycle_pod_terminating_deadline_timestamp_seconds > 300",
     },
     Family {
@@ -210,6 +252,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::RecreateBlocked],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
         example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
@@ -225,6 +268,7 @@ pub(super) const FAMILIES: &[Family] = &[
             };
             since(f, vec![pod, text(&f.node), f.cause.to_string()])
         },
+        fold: Fold::Never,
         example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
@@ -234,6 +278,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::RecreateBlocked, Anomaly::StatefulSetBlocked],
         samples: blocking_pods,
+        fold: Fold::Never,
         example: r#"kube_lifecycle_recreate_blocked_by_terminating{deployment!="", cause!="graceful"} > 0"#,
     },
     Family {
@@ -243,6 +288,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["cause"],
         anomalies: &[Anomaly::NamespaceTerminating],
         samples: |f| since(f, vec![f.cause.to_string()]),
+        fold: Fold::Never,
         example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
     },
     Family {
@@ -258,6 +304,7 @@ pub(super) const FAMILIES: &[Family] = &[
             } => counts(remaining_resources),
             _ => vec![],
         },
+        fold: Fold::Never,
         example: "sum by (namespace) (kube_lifecycle_namespace_remaining_resources)",
     },
     Family {
@@ -273,6 +320,7 @@ pub(super) const FAMILIES: &[Family] = &[
             } => counts(remaining_finalizers),
             _ => vec![],
         },
+        fold: Fold::Never,
         example: "topk(5, kube_lifecycle_namespace_remaining_finalizers)",
     },
     Family {
@@ -282,6 +330,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["cause"],
         anomalies: &[Anomaly::PodPending],
         samples: |f| since(f, vec![f.cause.to_string()]),
+        fold: Fold::Earliest,
         example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
     },
     Family {
@@ -300,6 +349,7 @@ pub(super) const FAMILIES: &[Family] = &[
                 .collect(),
             _ => one(vec![f.cause.to_string()], 1.0),
         },
+        fold: Fold::Largest,
         example: "sum by (reason) (kube_lifecycle_pod_pending_reason)",
     },
     Family {
@@ -309,6 +359,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::ContainerCreating],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Earliest,
         example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
     },
     Family {
@@ -326,6 +377,7 @@ pub(super) const FAMILIES: &[Family] = &[
             };
             since(f, vec![text(&f.node), image, registry, f.cause.to_string()])
         },
+        fold: Fold::Earliest,
         example: "time() - kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds > 600",
     },
     Family {
@@ -341,6 +393,7 @@ pub(super) const FAMILIES: &[Family] = &[
             };
             one(vec![text(&f.node), registry, f.cause.to_string()], 1.0)
         },
+        fold: Fold::Sum,
         example: "count by (registry, cause) (kube_lifecycle_container_image_pull_backoff)",
     },
     Family {
@@ -350,6 +403,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::CrashLoop],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Earliest,
         example: r#"kube_lifecycle_container_crash_looping_since_timestamp_seconds{cause="oom_killed"}"#,
     },
     Family {
@@ -365,6 +419,7 @@ pub(super) const FAMILIES: &[Family] = &[
             } => one(vec![], f64::from(code)),
             _ => vec![],
         },
+        fold: Fold::Largest,
         example: "kube_lifecycle_container_crash_looping_last_exit_code == 137",
     },
     Family {
@@ -374,6 +429,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["node", "cause"],
         anomalies: &[Anomaly::ContainerConfig],
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Earliest,
         example: r#"kube_lifecycle_container_config_error_since_timestamp_seconds{cause=~"configmap_missing|secret_missing|key_missing"}"#,
     },
     Family {
@@ -383,6 +439,7 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["cause"],
         anomalies: &[Anomaly::DaemonSetUnscheduled],
         samples: |f| since(f, vec![f.cause.to_string()]),
+        fold: Fold::Never,
         example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
     },
     Family {
@@ -397,6 +454,7 @@ pub(super) const FAMILIES: &[Family] = &[
             }
             _ => vec![],
         },
+        fold: Fold::Never,
         example: "kube_lifecycle_daemonset_unscheduled_nodes > 0",
     },
     Family {
@@ -413,6 +471,7 @@ pub(super) const FAMILIES: &[Family] = &[
         ],
         anomalies: &[Anomaly::PodCreateRefused],
         samples: |f| since(f, refusal_labels(f)),
+        fold: Fold::Never,
         example: r#"count by (webhook) (kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{cause="webhook_unreachable"})"#,
     },
     Family {
@@ -427,6 +486,7 @@ pub(super) const FAMILIES: &[Family] = &[
             } => one(vec![f.cause.to_string()], f64::from(desired - current)),
             _ => vec![],
         },
+        fold: Fold::Never,
         example: "sum by (namespace, cause) (kube_lifecycle_workload_pod_create_refused_missing_pods)",
     },
 ];
@@ -464,15 +524,50 @@ impl<S: FindingsSource> FindingsSource for Arc<S> {
 /// Encodes every family from the source's findings on each scrape.
 pub(crate) struct FindingsCollector<S> {
     source: S,
+    /// Per-pod series a family may have before they are folded (`None`: no limit).
+    ceiling: Option<usize>,
+    /// The families folded at the last scrape, so that going over and coming
+    /// back under are each logged once.
+    folded: parking_lot::Mutex<BTreeSet<&'static str>>,
 }
 
 impl<S: FindingsSource> FindingsCollector<S> {
     pub(crate) fn new(source: S) -> Self {
-        FindingsCollector { source }
+        FindingsCollector {
+            source,
+            ceiling: None,
+            folded: Default::default(),
+        }
+    }
+
+    /// Folds a family's per-pod series above `ceiling` (0: never).
+    pub(crate) fn with_ceiling(mut self, ceiling: usize) -> Self {
+        self.ceiling = (ceiling > 0).then_some(ceiling);
+        self
     }
 
     pub(crate) fn register(self, registry: &mut Registry) {
         registry.register_collector(Box::new(self));
+    }
+
+    fn note_folds(&self, folds: &[(&'static str, usize)]) {
+        let mut held = self.folded.lock();
+        for &(family, series) in folds {
+            let over = series > 0;
+            if over && held.insert(family) {
+                tracing::warn!(
+                    family,
+                    series,
+                    ceiling = self.ceiling.unwrap_or_default(),
+                    "too many series: folding this family's per-pod series by namespace; /findings and the page still list every object"
+                );
+            } else if !over && held.remove(family) {
+                tracing::info!(
+                    family,
+                    "back under the series ceiling: per-pod series again"
+                );
+            }
+        }
     }
 }
 
@@ -485,14 +580,19 @@ impl<S> fmt::Debug for FindingsCollector<S> {
 impl<S: FindingsSource> Collector for FindingsCollector<S> {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
         let findings = self.source.current();
-        encode_findings(&findings, &mut encoder)
+        let folds = encode_findings(&findings, self.ceiling, &mut encoder)?;
+        self.note_folds(&folds);
+        Ok(())
     }
 }
 
+/// Encodes every family; returns, for each foldable family, how many per-pod
+/// series were folded (0 when none).
 fn encode_findings(
     findings: &[Finding],
+    ceiling: Option<usize>,
     encoder: &mut DescriptorEncoder,
-) -> Result<(), fmt::Error> {
+) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
     // Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
     let mut metric = encoder.encode_descriptor(
         FINDINGS_FAMILY,
@@ -511,13 +611,33 @@ fn encode_findings(
         }
     }
 
+    let mut folds = Vec::new();
     for family in FAMILIES {
         let mut metric =
             encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
-        for finding in findings
-            .iter()
-            .filter(|f| family.anomalies.contains(&f.anomaly()))
-        {
+        let of_family = || {
+            findings
+                .iter()
+                .filter(|f| family.anomalies.contains(&f.anomaly()))
+        };
+        if family.fold != Fold::Never {
+            let series: usize = match ceiling {
+                Some(_) => of_family().map(|f| (family.samples)(f).len()).sum(),
+                None => 0,
+            };
+            if ceiling.is_some_and(|ceiling| series > ceiling) {
+                folds.push((family.name, series));
+                for (labels, value) in fold(family, of_family()) {
+                    let labels: Vec<(&str, &str)> = folded_label_names(family)
+                        .zip(labels.iter().map(String::as_str))
+                        .collect();
+                    ConstGauge::new(value).encode(metric.encode_family(&labels)?)?;
+                }
+                continue;
+            }
+            folds.push((family.name, 0));
+        }
+        for finding in of_family() {
             let identity = family.identity.values(finding);
             for sample in (family.samples)(finding) {
                 let labels: Vec<(&str, &str)> = family
@@ -528,7 +648,33 @@ fn encode_findings(
             }
         }
     }
-    Ok(())
+
+    let mut metric =
+        encoder.encode_descriptor(FOLDED_FAMILY, FOLDED_HELP, None, MetricType::Gauge)?;
+    for (family, series) in &folds {
+        ConstGauge::new(*series as i64).encode(metric.encode_family(&[("family", *family)])?)?;
+    }
+    Ok(folds)
+}
+
+/// A family's samples folded by namespace and the family's own labels.
+fn fold<'a>(
+    family: &Family,
+    findings: impl Iterator<Item = &'a Finding>,
+) -> BTreeMap<Vec<String>, f64> {
+    let mut folded: BTreeMap<Vec<String>, f64> = BTreeMap::new();
+    for finding in findings {
+        for sample in (family.samples)(finding) {
+            let key: Vec<String> = std::iter::once(text(&finding.namespace))
+                .chain(sample.labels)
+                .collect();
+            folded
+                .entry(key)
+                .and_modify(|held| *held = family.fold.combine(*held, sample.value))
+                .or_insert(sample.value);
+        }
+    }
+    folded
 }
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
@@ -537,6 +683,9 @@ pub(super) fn markdown_catalogue() -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "### `{FINDINGS_FAMILY}`\n\ngauge · labels: `anomaly`, `cause`\n\nCurrent findings by anomaly and cause. Every pair of the vocabulary is always present, 0 when there is no such finding.\n\n```promql\nsum by (anomaly) ({FINDINGS_FAMILY})\n```\n\n"
+    ));
+    out.push_str(&format!(
+        "### `{FOLDED_FAMILY}`\n\ngauge · labels: `family`\n\n{FOLDED_HELP}\n\n```promql\nmax by (family) ({FOLDED_FAMILY}) > 0\n```\n\n"
     ));
     for family in FAMILIES {
         let labels: Vec<String> = match family.identity {
@@ -580,6 +729,82 @@ pub fn render(findings: Vec<Finding>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn terminating(namespace: &str, pod: &str, node: &str, since: i64) -> Finding {
+        use crate::diagnosis::TerminatingCause;
+        let at = jiff::Timestamp::from_second(since).unwrap();
+        Finding {
+            kind: Kind::Pod,
+            namespace: Some(namespace.into()),
+            name: pod.into(),
+            container: None,
+            node: Some(node.into()),
+            cause: Cause::PodTerminating(TerminatingCause::NodeNotReady),
+            since: Some(at),
+            message: String::new(),
+            detail: Detail::Terminating {
+                requested: at,
+                deadline: at,
+            },
+        }
+    }
+
+    fn scrape(findings: Vec<Finding>, ceiling: usize) -> String {
+        let mut registry = Registry::default();
+        FindingsCollector::new(findings)
+            .with_ceiling(ceiling)
+            .register(&mut registry);
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &registry).unwrap();
+        out
+    }
+
+    fn lines<'a>(text: &'a str, family: &str) -> Vec<&'a str> {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{family}{{")))
+            .collect()
+    }
+
+    #[test]
+    fn above_the_ceiling_pod_series_fold_by_namespace_and_keep_node_and_cause() {
+        let findings = vec![
+            terminating("shop", "web-1", "worker-1", 2_000),
+            terminating("shop", "web-2", "worker-1", 1_000),
+            terminating("shop", "web-3", "worker-2", 3_000),
+            terminating("blog", "app-1", "worker-1", 4_000),
+        ];
+        let since = "kube_lifecycle_pod_terminating_since_timestamp_seconds";
+
+        let whole = scrape(findings.clone(), 4);
+        assert_eq!(lines(&whole, since).len(), 4, "{whole}");
+        assert!(whole.contains(&format!("{FOLDED_FAMILY}{{family=\"{since}\"}} 0")));
+
+        let folded = scrape(findings.clone(), 3);
+        let mut got = lines(&folded, since);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                format!(
+                    "{since}{{namespace=\"blog\",node=\"worker-1\",cause=\"node_not_ready\"}} 4000.0"
+                ),
+                format!(
+                    "{since}{{namespace=\"shop\",node=\"worker-1\",cause=\"node_not_ready\"}} 1000.0"
+                ),
+                format!(
+                    "{since}{{namespace=\"shop\",node=\"worker-2\",cause=\"node_not_ready\"}} 3000.0"
+                ),
+            ],
+            "the earliest since per namespace, node and cause; no pod label"
+        );
+        assert!(folded.contains(&format!("{FOLDED_FAMILY}{{family=\"{since}\"}} 4")));
+        // The totals never fold.
+        assert!(folded.contains(
+            "kube_lifecycle_findings{anomaly=\"pod_terminating\",cause=\"node_not_ready\"} 4"
+        ));
+        // 0 is no ceiling.
+        assert_eq!(lines(&scrape(findings, 0), since).len(), 4);
+    }
 
     #[test]
     fn docs_list_every_family() {

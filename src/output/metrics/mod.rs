@@ -26,8 +26,11 @@ pub(crate) fn register<S: FindingsSource + HeldObjects>(
     registry: &mut Registry,
     live: Arc<S>,
     telemetry: &Telemetry,
+    series_ceiling: usize,
 ) {
-    FindingsCollector::new(live.clone()).register(registry);
+    FindingsCollector::new(live.clone())
+        .with_ceiling(series_ceiling)
+        .register(registry);
     registry.register_collector(Box::new(ModelSize(live)));
     telemetry.register(registry);
 }
