@@ -18,6 +18,8 @@ struct Reply {
     status: u16,
     encoding: Option<String>,
     content_type: String,
+    /// Absent when the body was streamed (chunked).
+    content_length: Option<String>,
     /// The body as sent (compressed when `encoding` says so).
     wire: Vec<u8>,
     /// The body decompressed.
@@ -43,6 +45,7 @@ async fn fetch(base: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
     };
     let encoding = header("content-encoding");
     let content_type = header("content-type").unwrap_or_default();
+    let content_length = header("content-length");
     let wire = response.bytes().await.unwrap().to_vec();
     let text = match encoding.as_deref() {
         Some("gzip") => {
@@ -59,6 +62,7 @@ async fn fetch(base: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
         status,
         encoding,
         content_type,
+        content_length,
         wire,
         text,
     }
@@ -231,7 +235,10 @@ async fn in_a_storm_the_page_is_summarised_and_paged_and_everything_is_gzipped_o
     let exporter = Exporter::start(&["--from-file", dump.to_str().unwrap()]);
     let base = &exporter.base;
 
-    let all_text = fetch(base, "/findings", &[]).await.text;
+    let whole = fetch(base, "/findings", &[]).await;
+    // Written piece by piece, not rendered whole first.
+    assert_eq!(whole.content_length, None, "/findings is streamed");
+    let all_text = whole.text;
     let all: Vec<Value> = serde_json::from_str(&all_text).unwrap();
     let lost = all
         .iter()
