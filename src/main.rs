@@ -4,13 +4,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kube_lifecycle_exporter::cli::{Cli, Command, diagnose, serve};
+use kube_lifecycle_exporter::cli::{Cli, Command, diagnose, runbook, serve};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.logging.init();
     let result = match cli.command {
         Some(Command::Diagnose(args)) => diagnose::run(&args),
+        Some(Command::Runbook(args)) => runbook::run(&args),
         Some(Command::Serve(args)) => runtime().and_then(|rt| rt.block_on(serve::run(args))),
         None => runtime().and_then(|rt| rt.block_on(serve::run(cli.serve))),
     };

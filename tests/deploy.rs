@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 
 const BASE_KUSTOMIZATION: &str = "deploy/base/kustomization.yaml";
 const OVERLAYS: &[&str] = &[
+    "deploy/overlays/prometheus-operator",
     "deploy/overlays/kube-prometheus-stack",
     "deploy/overlays/sharded",
     "deploy/overlays/without-prometheus-operator",
@@ -54,6 +55,11 @@ fn render(relative: &str) -> Vec<Value> {
 
 fn base() -> Vec<Value> {
     render("deploy")
+}
+
+/// The opt-in overlay for the Prometheus Operator: the default and its two kinds.
+fn operator() -> Vec<Value> {
+    render("deploy/overlays/prometheus-operator")
 }
 
 fn find<'a>(objects: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -113,7 +119,13 @@ fn generated_files_match_what_they_are_generated_from() {
             (file, text)
         })
         .collect();
-    let all_in_one = generate::all_in_one(&files);
+    // The all-in-one file is what `kubectl apply -k deploy` applies: no operator kinds.
+    let default_files: Vec<(String, String)> = files
+        .iter()
+        .filter(|(file, _)| !generate::OPERATOR_FILES.contains(&file.as_str()))
+        .cloned()
+        .collect();
+    let all_in_one = generate::all_in_one(&default_files);
     let problems: Vec<String> = [
         (PROMETHEUS_RULE, rule),
         (DASHBOARDS, dashboards),
@@ -176,7 +188,7 @@ fn the_prometheus_rule_is_the_rule_file_with_runbook_links_substituted() {
         }
     }
     assert!(substituted > 20, "only {substituted} runbook links");
-    let objects = base();
+    let objects = operator();
     let rule = one(&objects, "PrometheusRule");
     assert_eq!(rule["spec"]["groups"], expected);
     assert_eq!(
@@ -295,9 +307,59 @@ fn the_cluster_role_grants_list_and_watch_on_exactly_what_the_exporter_watches()
     assert_eq!(account["automountServiceAccountToken"], false);
 }
 
+/// `kubectl apply -k deploy` works on a bare cluster: nothing of a CRD, and a
+/// Service that annotation-based discovery scrapes; the operator's objects are
+/// the opt-in overlay, which adds exactly them.
+#[test]
+fn the_default_applies_without_the_operator_s_crds_and_the_overlay_adds_them() {
+    let default = base();
+    let kinds: BTreeSet<&str> = default
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        BTreeSet::from([
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "ConfigMap",
+            "Deployment",
+            "Namespace",
+            "Service",
+            "ServiceAccount"
+        ]),
+        "built-in kinds only"
+    );
+    let service = one(&default, "Service");
+    let port = service["spec"]["ports"][0]["port"].to_string();
+    assert_eq!(
+        service["metadata"]["annotations"],
+        json!({"prometheus.io/scrape": "true", "prometheus.io/port": port,
+               "prometheus.io/path": "/metrics", "prometheus.io/scheme": "http"})
+    );
+    let mut with_operator = operator();
+    with_operator.retain(|o| !CUSTOM_KINDS.contains(&o["kind"].as_str().unwrap()));
+    assert_eq!(with_operator, default);
+    for kind in CUSTOM_KINDS {
+        assert_eq!(find(&operator(), kind).len(), 1, "{kind}");
+    }
+    // The README and deploy/README.md say which is for whom, in one table each.
+    for doc in ["README.md", "deploy/README.md"] {
+        let text = read(doc);
+        for command in [
+            "| `kubectl apply -k deploy` |",
+            "| `kubectl apply -k deploy/overlays/prometheus-operator` |",
+            "| `kubectl apply -k deploy/overlays/kube-prometheus-stack` |",
+            "| `kubectl apply -k deploy/overlays/sharded` |",
+        ] {
+            assert!(text.contains(command), "{doc}: no row {command}");
+        }
+    }
+}
+
 #[test]
 fn the_overlay_without_the_operator_drops_only_its_custom_resources() {
-    let mut expected = base();
+    let mut expected = operator();
     expected.retain(|o| !CUSTOM_KINDS.contains(&o["kind"].as_str().unwrap()));
     assert_eq!(
         render("deploy/overlays/without-prometheus-operator"),
@@ -414,7 +476,7 @@ fn workloads_meet_the_restricted_pod_security_standard_and_take_no_more() {
 
 #[test]
 fn the_service_monitor_scrapes_the_exporter_s_port_as_the_alerts_job() {
-    let objects = base();
+    let objects = operator();
     let service = one(&objects, "Service");
     let monitor = one(&objects, "ServiceMonitor");
     let deployment = one(&objects, "Deployment");
@@ -556,7 +618,7 @@ fn custom_resources_use_only_fields_the_operator_defines() {
 
 #[test]
 fn the_kube_prometheus_stack_overlay_adds_only_the_release_label() {
-    let base = base();
+    let base = operator();
     let overlay = render("deploy/overlays/kube-prometheus-stack");
     assert_eq!(overlay.len(), base.len());
     for (before, after) in base.iter().zip(&overlay) {

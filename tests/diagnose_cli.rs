@@ -110,12 +110,10 @@ fn json_findings_have_exactly_the_documented_keys() {
         let mut got: Vec<&str> = f.keys().map(String::as_str).collect();
         got.sort();
         assert_eq!(got, keys);
+        // The command that prints the embedded runbook: it works without a checkout.
         let runbook = f["runbook"].as_str().unwrap();
         assert!(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(runbook)
-                .parent()
-                .is_some(),
+            runbook.starts_with("kube-lifecycle-exporter runbook KubeLifecycle"),
             "{runbook}"
         );
     }
@@ -123,8 +121,8 @@ fn json_findings_have_exactly_the_documented_keys() {
         .iter()
         .find(|f| f["name"] == "zookeeper-0")
         .unwrap();
-    // deletionTimestamp 02:25:24 minus the 30 s grace period.
-    assert_eq!(terminating["since"], "2020-08-20T02:24:54Z");
+    // deletionTimestamp 10:45:07 minus the 30 s grace period.
+    assert_eq!(terminating["since"], "2024-05-31T09:44:37Z");
     assert!(
         terminating["message"]
             .as_str()
@@ -208,7 +206,7 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     let text = stdout(&out);
     assert!(text.ends_with("# EOF\n"));
     assert!(text.contains(
-        "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",node=\"tke-node\",cause=\"containers_running\"} 1597890294.0"
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",node=\"tke-node\",cause=\"containers_running\"} 1717148677.0"
     ), "{text}");
     assert!(
         text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"qps_exceeded\"} 1")
@@ -220,7 +218,7 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
     assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
     // What a refusal names, as labels; empty where it names nothing.
-    assert!(text.contains("kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{namespace=\"billing\",owner_kind=\"ReplicaSet\",owner_name=\"invoice-6d5f7c9b8\",deployment=\"invoice\",cause=\"quota_exceeded\",quota=\"billing-compute\",resource=\"limits.memory\",webhook=\"\",pod_security_level=\"\"} 1717191602.0"), "{text}");
+    assert!(text.contains("kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{namespace=\"billing\",owner_kind=\"ReplicaSet\",owner_name=\"invoice-6d5f7c9b8\",deployment=\"invoice\",cause=\"quota_exceeded\",quota=\"billing-compute\",resource=\"limits.memory\",webhook=\"\",pod_security_level=\"\"} 1717191901.0"), "{text}");
     assert!(text.contains("kube_lifecycle_workload_pod_create_refused_missing_pods{namespace=\"payments\",owner_kind=\"ReplicaSet\",owner_name=\"api-7b9c5d6f4\",cause=\"webhook_unreachable\"} 2"), "{text}");
     assert!(
         !text.contains("KillContainerError"),
@@ -241,9 +239,9 @@ fn standard_input_and_json_lists_are_read() {
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0]["cause"], "not_scheduled");
     let err = stderr(&out);
-    assert!(err.contains("read 1 objects (1 Pod)"), "{err}");
+    assert!(err.contains("read 1 object (1 Pod)"), "{err}");
     assert!(
-        err.contains("skipped 2 of kinds not diagnosed (1 v1/ConfigMap, 1 v1/Service)"),
+        err.contains("skipped 2 objects of kinds not diagnosed (1 v1/ConfigMap, 1 v1/Service)"),
         "{err}"
     );
 }
@@ -400,4 +398,226 @@ fn a_list_cut_off_after_some_items_is_rejected_not_half_read() {
             "line 1 column",
         ],
     );
+}
+
+/// The embedded example carries the moment it was taken (an annotation of its
+/// List), so without --now its ages read as a live incident's: minutes to a day,
+/// not the years since the write-ups it reproduces.
+#[test]
+fn the_example_is_judged_as_of_its_own_now() {
+    let own = run(&["diagnose", EXAMPLE, "-o", "json"], None);
+    assert!(own.status.success(), "{}", stderr(&own));
+    let fixed = run(&["diagnose", EXAMPLE, "--now", NOW, "-o", "json"], None);
+    assert_eq!(stdout(&own), stdout(&fixed));
+
+    let table = run(&["diagnose", EXAMPLE], None);
+    let text = stdout(&table);
+    let header = text.lines().next().unwrap();
+    let (age_at, detail_at) = (header.find("AGE").unwrap(), header.find("DETAIL").unwrap());
+    let mut ages = Vec::new();
+    for line in text.lines().skip(1) {
+        let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
+        ages.push(cells.trim().to_string());
+    }
+    assert_eq!(ages.len(), 21, "{text}");
+    for age in &ages {
+        // `45m`, `3h47m`, `1d2h`: nothing older than two days.
+        let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());
+        assert!(days < 2, "age {age} in\n{text}");
+    }
+    // --now still wins over the example's own time.
+    let later = run(
+        &["diagnose", EXAMPLE, "--now", "2024-06-11T00:00:00Z"],
+        None,
+    );
+    assert!(stdout(&later).contains("10d"), "{}", stdout(&later));
+}
+
+#[test]
+fn a_list_s_now_that_is_not_a_time_names_the_annotation() {
+    let list = r#"{"apiVersion":"v1","kind":"List","metadata":{"annotations":{"kube-lifecycle-exporter/now":"yesterday"}},"items":[]}"#;
+    let out = run(&["diagnose", "-"], Some(list));
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("metadata.annotations.kube-lifecycle-exporter/now")
+            && err.contains("RFC 3339"),
+        "{err}"
+    );
+}
+
+/// Each runbook column cell is a command that prints the runbook the binary embeds.
+#[test]
+fn the_runbook_column_names_a_command_that_prints_the_runbook() {
+    let out = run(&["diagnose", EXAMPLE], None);
+    let text = stdout(&out);
+    let mut commands: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| &l[l.find("kube-lifecycle-exporter runbook ").expect(l)..])
+        .collect();
+    commands.sort();
+    commands.dedup();
+    assert!(commands.len() > 10, "{commands:?}");
+    for command in commands {
+        let alert = command.rsplit(' ').next().unwrap();
+        let printed = run(&["runbook", alert], None);
+        assert!(printed.status.success(), "{command}: {}", stderr(&printed));
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("docs/runbooks/{alert}.md"));
+        assert_eq!(
+            stdout(&printed),
+            std::fs::read_to_string(file).unwrap(),
+            "{command}"
+        );
+    }
+    // A published copy, when configured, replaces the command.
+    let out = run(
+        &[
+            "diagnose",
+            EXAMPLE,
+            "--runbook-base-url",
+            "https://runbooks.example.com/kl",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&out).contains("https://runbooks.example.com/kl/kubelifecyclenodelost")
+            || stdout(&out).contains("https://runbooks.example.com/kl/kubelifecyclepodterminating")
+    );
+
+    let unknown = run(&["runbook", "NoSuchAlert"], None);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(stderr(&unknown).contains("no runbook for an alert named \"NoSuchAlert\""));
+    let list = run(&["runbook"], None);
+    assert!(
+        stdout(&list).contains("KubeLifecycleNodeLost\n"),
+        "{}",
+        stdout(&list)
+    );
+}
+
+/// `diagnose` without FILE reads a pipe, as `diagnose -` does; usage and the
+/// README say the same.
+#[test]
+fn file_is_optional_and_usage_help_and_readme_agree() {
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default"},
+        "spec":{"nodeName":"n1"},"status":{"phase":"Running","containerStatuses":[
+        {"name":"web","image":"nginx","ready":true,"restartCount":0,"state":{"running":{}}}]}}"#;
+    let out = run(&["diagnose"], Some(pod));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "No findings: nothing is stuck.\n");
+    assert!(
+        stderr(&out).starts_with("standard input: read 1 object"),
+        "{}",
+        stderr(&out)
+    );
+
+    let help = stdout(&run(&["diagnose", "--help"], None));
+    assert!(
+        help.contains("Usage: kube-lifecycle-exporter diagnose [OPTIONS] [FILE]"),
+        "{help}"
+    );
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains("`diagnose [FILE|-] "),
+        "the README's usage line"
+    );
+}
+
+/// Counts agree with their nouns, and a DaemonSet's finding says what is wrong
+/// in an operator's words (not "4 of 4 eligible nodes have no pod (desired 0)").
+#[test]
+fn wording_is_plural_where_plural_and_says_what_is_wrong() {
+    let out = run(&["diagnose", EXAMPLE, "-o", "json"], None);
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout(&out)).unwrap();
+    let table = stdout(&run(&["diagnose", EXAMPLE], None));
+    let mut texts: Vec<String> = findings.iter().map(|f| f["message"].to_string()).collect();
+    texts.push(table);
+    texts.push(stderr(&out));
+    for text in &texts {
+        // Our own words only: raw messages keep Kubernetes' "node(s)"; "0/1 pods" is a fraction.
+        for slip in [
+            "pod(s) must",
+            " 1 objects",
+            " 1 pods",
+            " 1 restarts",
+            " 1 findings",
+            " 1 nodes",
+            "desired 0",
+        ] {
+            assert!(!text.contains(slip), "{slip:?} in {text}");
+        }
+    }
+    let daemonset = findings
+        .iter()
+        .find(|f| f["name"] == "my-prom-prometheus-node-exporter")
+        .unwrap();
+    assert!(
+        daemonset["message"].as_str().unwrap().starts_with(
+            "no pod on any of the 4 ready nodes it should run on; its controller schedules none of them; hostPort 9100/TCP on node"
+        ),
+        "{daemonset}"
+    );
+    let blocked = findings
+        .iter()
+        .find(|f| f["name"] == "crontab-runner")
+        .unwrap();
+    assert!(
+        blocked["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 pod must go first"),
+        "{blocked}"
+    );
+}
+
+/// A JSON List's `now` annotation is honoured as the YAML example's is: a pod
+/// Pending for 3 minutes as of then is not yet `not_scheduled` (5m), and is
+/// when judged as of today.
+#[test]
+fn a_json_list_s_own_now_is_honoured() {
+    let list = |annotations: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","metadata":{{{annotations}}},"items":[
+            {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ns","creationTimestamp":"2024-05-01T00:00:00Z"}},
+             "status":{{"phase":"Pending"}}}}]}}"#
+        )
+    };
+    let own = run(
+        &["diagnose", "-", "-o", "json"],
+        Some(&list(
+            r#""annotations":{"kube-lifecycle-exporter/now":"2024-05-01T00:03:00Z"}"#,
+        )),
+    );
+    assert!(own.status.success(), "{}", stderr(&own));
+    assert_eq!(stdout(&own), "[]\n");
+    let today = run(&["diagnose", "-", "-o", "json"], Some(&list("")));
+    assert!(
+        stdout(&today).contains("not_scheduled"),
+        "{}",
+        stdout(&today)
+    );
+}
+
+/// On a terminal, `diagnose` without FILE says what it wants instead of waiting
+/// for a dump typed at the keyboard. `script` (util-linux) gives it a terminal.
+#[test]
+fn without_file_on_a_terminal_it_says_what_to_give() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script (util-linux) is not installed");
+        return;
+    }
+    let out = Command::new("script")
+        .args(["-qec", &format!("{BIN} diagnose"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let terminal = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        terminal.contains("no dump to read: name a file"),
+        "{terminal:?}"
+    );
+    assert!(!out.status.success());
 }

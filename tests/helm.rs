@@ -67,16 +67,16 @@ const DEFAULT: Variant = Variant {
 const VARIANTS: &[Variant] = &[
     DEFAULT,
     Variant {
-        name: "without the Prometheus Operator",
+        name: "with the Prometheus Operator",
         release: RELEASE,
         namespace: NAMESPACE,
         values: "
 prometheus:
   monitor:
-    enabled: false
+    enabled: true
 prometheusRule:
-  enabled: false
-prometheusScrape: true
+  enabled: true
+prometheusScrape: false
 ",
     },
     Variant {
@@ -101,6 +101,7 @@ webConfig:
   scheme: HTTPS
 prometheus:
   monitor:
+    enabled: true
     tlsConfig:
       insecureSkipVerify: true
     basicAuth:
@@ -119,6 +120,7 @@ dashboards:
   namespace: grafana
 prometheus:
   monitor:
+    enabled: true
     jobLabel: \"\"
 ",
     },
@@ -142,12 +144,14 @@ service:
     example.com/expose: \"no\"
 prometheus:
   monitor:
+    enabled: true
     additionalLabels:
       release: kube-prometheus-stack
     annotations:
       example.com/owner: platform
     jobLabel: team
 prometheusRule:
+  enabled: true
   additionalLabels:
     release: kube-prometheus-stack
 dashboards:
@@ -168,6 +172,7 @@ serviceAccount:
         namespace: NAMESPACE,
         values: "
 prometheusRule:
+  enabled: true
   runbookURLPattern: https://runbooks.example.com/kube-lifecycle/%s
   exporterSelector: job=\"lifecycle\", namespace=\"monitoring\"
   severities:
@@ -247,6 +252,7 @@ service:
   nodePort: 30096
 prometheus:
   monitor:
+    enabled: true
     interval: 1m
     scrapeTimeout: 30s
     relabelings:
@@ -982,9 +988,12 @@ fn the_default_render_is_the_kustomize_base_but_for_helm_s_labels() {
         );
     }
 
-    // The ServiceMonitor: the base's endpoint, the job named by a label (the
+    // The Prometheus Operator's objects are opt-in, as in deploy/: with them on,
+    // the ServiceMonitor is the overlay's endpoint, the job named by a label (the
     // release's name could differ from the job the alerts expect).
-    let mut monitor = without_helm_labels(chart.one("ServiceMonitor"));
+    let operator = kustomized("deploy/overlays/prometheus-operator");
+    let with_operator = variant("with the Prometheus Operator");
+    let mut monitor = without_helm_labels(with_operator.one("ServiceMonitor"));
     assert_eq!(
         monitor["spec"]
             .as_object_mut()
@@ -993,13 +1002,13 @@ fn the_default_render_is_the_kustomize_base_but_for_helm_s_labels() {
             .expect("jobLabel"),
         "app.kubernetes.io/name"
     );
-    assert_eq!(monitor, *one_of(&base, "ServiceMonitor"));
+    assert_eq!(monitor, *one_of(&operator, "ServiceMonitor"));
 
     // The PrometheusRule: the base's groups, whose runbook links point at the
     // exporter's own /runbooks through a port-forward, as deploy/ does.
     assert_eq!(
-        chart.one("PrometheusRule")["spec"],
-        one_of(&base, "PrometheusRule")["spec"]
+        with_operator.one("PrometheusRule")["spec"],
+        one_of(&operator, "PrometheusRule")["spec"]
     );
 
     // The dashboards: the files of dashboards/, as they are.
@@ -1028,12 +1037,10 @@ fn the_default_render_is_the_kustomize_base_but_for_helm_s_labels() {
             "ClusterRoleBinding",
             "ConfigMap",
             "Deployment",
-            "PrometheusRule",
             "Service",
-            "ServiceAccount",
-            "ServiceMonitor"
+            "ServiceAccount"
         ]),
-        "by default: no NetworkPolicy, PodDisruptionBudget or VerticalPodAutoscaler"
+        "by default: built-in kinds only (it installs without the Prometheus Operator's CRDs); no NetworkPolicy, PodDisruptionBudget or VerticalPodAutoscaler"
     );
 }
 
@@ -1654,7 +1661,7 @@ fn values_with_a_typo_or_a_wrong_type_are_refused() {
         ),
         // Refused by the templates: what a schema cannot know.
         (
-            "prometheusRule:\n  alerts:\n    KubeLifecycleNodeLosst:\n      for: 5m\n",
+            "prometheusRule:\n  enabled: true\n  alerts:\n    KubeLifecycleNodeLosst:\n      for: 5m\n",
             "prometheusRule.alerts.KubeLifecycleNodeLosst: no such alert",
         ),
         (
@@ -1662,7 +1669,7 @@ fn values_with_a_typo_or_a_wrong_type_are_refused() {
             "webConfig.enabled needs webConfig.existingSecret",
         ),
         (
-            "prometheus:\n  monitor:\n    jobLabel: team\n",
+            "prometheus:\n  monitor:\n    enabled: true\n    jobLabel: team\nprometheusRule:\n  enabled: true\n",
             "prometheus.monitor.jobLabel: the Service has no label team",
         ),
     ];

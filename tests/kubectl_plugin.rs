@@ -41,6 +41,14 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The plugin's output with its runbook command written as the exporter's.
+fn as_offline(bytes: &[u8]) -> String {
+    text(bytes).replace(
+        "kubectl lifecycle runbook ",
+        "kube-lifecycle-exporter runbook ",
+    )
+}
+
 fn offline(args: &[&str]) -> String {
     let out = Command::new(EXPORTER)
         .args([
@@ -62,11 +70,16 @@ async fn prints_the_same_table_as_the_offline_command() {
     let out = plugin(&kubeconfig, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
-    assert_eq!(table, offline(&[]));
+    assert_eq!(as_offline(&out.stdout), offline(&[]));
     assert!(table.contains("cam1-78b6fc6bc8-cjsw5"), "{table}");
+    // The runbook column names the plugin's own command.
+    assert!(
+        table.contains("kubectl lifecycle runbook KubeLifecyclePodTerminatingCleanupStuck"),
+        "{table}"
+    );
 
     let json_out = plugin(&kubeconfig, &["-o", "json"]);
-    assert_eq!(text(&json_out.stdout), offline(&["--output", "json"]));
+    assert_eq!(as_offline(&json_out.stdout), offline(&["--output", "json"]));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -110,20 +123,23 @@ async fn a_large_cluster_is_listed_in_pages_with_progress() {
     }
     let out = plugin(&kubeconfig, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // Not a terminal: no progress at all, only the one-line summary.
     let progress = text(&out.stderr);
-    let total = 1_200
-        + example_objects()
-            .iter()
-            .filter(|o| o["kind"] == "Pod")
-            .count();
-    assert!(progress.contains("listing pods: 500 so far"), "{progress}");
-    assert!(progress.contains("listing pods: 1000 so far"), "{progress}");
     assert!(
-        progress.contains(&format!("listed pods: {total}")),
+        !progress.contains("listing") && !progress.contains("listed"),
         "{progress}"
     );
+    assert_eq!(progress.lines().count(), 1, "{progress}");
+    assert!(progress.ends_with(": 21 findings\n"), "{progress}");
+    // Every page was read.
+    let pod_pages = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/pods"))
+        .count();
+    assert!(pod_pages >= 3, "{pod_pages} pod list requests");
     // Healthy pods add nothing.
-    assert_eq!(text(&out.stdout), offline(&[]));
+    assert_eq!(as_offline(&out.stdout), offline(&[]));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -167,5 +183,86 @@ async fn kubectl_finds_and_runs_the_plugin() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), offline(&[]));
+    assert_eq!(as_offline(&out.stdout), offline(&[]));
+}
+
+/// `kubectl lifecycle diagnose -f dump.json`: a dump instead of the cluster, no
+/// kubeconfig needed; `-f -` reads standard input.
+#[test]
+fn a_dump_is_read_with_f() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
+    let out = Command::new(PLUGIN)
+        .args(["diagnose", "-f", example])
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Judged as of the example's own time, as the offline command does.
+    assert_eq!(as_offline(&out.stdout), offline(&[]));
+
+    let piped = Command::new(PLUGIN)
+        .args(["diagnose", "--filename", "-", "-o", "json", "--now", NOW])
+        .stdin(std::fs::File::open(example).unwrap())
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert_eq!(as_offline(&piped.stdout), offline(&["-o", "json"]));
+
+    let both = Command::new(PLUGIN)
+        .args(["diagnose", "-f", example, "-n", "shop"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "-f and -n together are refused"
+    );
+}
+
+#[test]
+fn runbooks_are_printed_from_the_binary() {
+    let out = Command::new(PLUGIN)
+        .args(["runbook", "KubeLifecycleNodeLost"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        include_str!("../docs/runbooks/KubeLifecycleNodeLost.md")
+    );
+}
+
+/// On a terminal the progress is one line, rewritten in place (`\r`, erase to
+/// the end of the line) and erased before the table. `script` (util-linux)
+/// gives the plugin a terminal; without it the test says so and passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_terminal_progress_is_one_line_rewritten_in_place() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script (util-linux) is not installed");
+        return;
+    }
+    let (_server, _dir, kubeconfig) = example_cluster().await;
+    let command = format!(
+        "{PLUGIN} diagnose --kubeconfig {} --now {NOW} >/dev/null",
+        kubeconfig.display()
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let terminal = text(&out.stdout);
+    assert!(terminal.contains("\r\x1b[Klisting pods: "), "{terminal:?}");
+    // No line of its own per resource: every progress write starts with `\r`.
+    let lines: Vec<&str> = terminal
+        .split('\n')
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(lines.len(), 1, "one line on the terminal: {terminal:?}");
+    // Erased at the end, then the summary.
+    assert!(
+        lines[0].contains("\r\x1b[K") && lines[0].trim_end().ends_with(": 21 findings"),
+        "{terminal:?}"
+    );
+    assert!(!terminal.contains("listed "), "{terminal:?}");
 }

@@ -1,10 +1,12 @@
-//! The kubectl plugin binary: `kubectl lifecycle diagnose [-n NS]`.
+//! The kubectl plugin binary: `kubectl lifecycle diagnose [-n NS | -f FILE]`,
+//! `kubectl lifecycle runbook [ALERT]`.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use kube_lifecycle_exporter::cli::kubectl_plugin::{PluginCli, PluginCommand, run};
+use kube_lifecycle_exporter::cli::runbook;
 
 fn main() -> ExitCode {
     let cli = PluginCli::parse();
@@ -14,6 +16,7 @@ fn main() -> ExitCode {
         .map_err(anyhow::Error::from)
         .and_then(|rt| match cli.command {
             PluginCommand::Diagnose(args) => rt.block_on(run(args)),
+            PluginCommand::Runbook(args) => runbook::run(&args),
         });
     match result {
         Ok(()) => ExitCode::SUCCESS,

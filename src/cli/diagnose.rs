@@ -1,11 +1,13 @@
 //! `diagnose`: a dump in, findings out.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
 use crate::diagnosis;
+use crate::model::plural::count;
 use crate::output::RunbookLinks;
 use crate::source::dump;
 
@@ -14,10 +16,13 @@ use super::{Thresholds, parse_time};
 
 #[derive(Debug, clap::Args)]
 pub struct DiagnoseArgs {
-    /// The file to read; `-` reads standard input.
-    pub(crate) file: PathBuf,
+    /// The dump to read (kubectl get ... -o json or -o yaml); `-` or none reads
+    /// standard input, which must then be a pipe or a file.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
 
-    /// Judge as of this time (RFC 3339, e.g. 2024-05-01T10:00:00Z) instead of now.
+    /// Judge as of this time (RFC 3339, e.g. 2024-05-01T10:00:00Z) instead of now
+    /// (or of the time the dump's List declares, as the embedded example does).
     #[arg(long, value_parser = parse_time)]
     pub(crate) now: Option<Timestamp>,
 
@@ -25,7 +30,7 @@ pub struct DiagnoseArgs {
     pub(crate) output: Format,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
-    /// Without it, links are the runbooks' paths in this repository.
+    /// Without it, the runbook column names the command that prints the runbook.
     #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
     pub(crate) runbook_base_url: Option<String>,
 
@@ -49,11 +54,24 @@ pub(crate) fn load_input(path: &std::path::Path) -> Result<(String, dump::Loaded
 }
 
 pub fn run(args: &DiagnoseArgs) -> Result<()> {
-    let (label, loaded) = load_input(&args.file)?;
-    let now = args.now.unwrap_or_else(Timestamp::now);
+    let stdin = Path::new("-");
+    let file = args.file.as_deref().unwrap_or(stdin);
+    if file == stdin && std::io::stdin().is_terminal() {
+        // Waiting for a dump typed at the keyboard helps nobody.
+        bail!(
+            "no dump to read: name a file (diagnose cluster.json) or pipe one (kubectl get ... -o json | kube-lifecycle-exporter diagnose)"
+        );
+    }
+    let (label, loaded) = load_input(file)?;
+    let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
-    eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());
+    eprintln!(
+        "{label}: {}; {}",
+        loaded.summary(),
+        count(findings.len(), "finding", "findings")
+    );
 
-    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    let links =
+        RunbookLinks::base_url_or_command(args.runbook_base_url.as_deref(), super::RUNBOOK_COMMAND);
     report::print(findings, args.output, now, &links)
 }

@@ -1,6 +1,7 @@
 //! `kubectl lifecycle diagnose`: the offline command's table for the current
-//! context, from one listing of the cluster. Installed as `kubectl-lifecycle`,
-//! which kubectl finds on PATH and runs for `kubectl lifecycle ...`.
+//! context, from one listing of the cluster (or, with `-f`, of a dump), and
+//! `kubectl lifecycle runbook`. Installed as `kubectl-lifecycle`, which kubectl
+//! finds on PATH and runs for `kubectl lifecycle ...`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use kube::Client;
 use super::report::{self, Format};
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
+use crate::model::plural::count;
 use crate::output::RunbookLinks;
 use crate::source::snapshot::{self, Progress};
 
@@ -30,12 +32,22 @@ pub struct PluginCli {
 
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
-    /// List the cluster once and print what is stuck and why.
+    /// List the cluster once (or read a dump with -f) and print what is stuck and why.
     Diagnose(PluginDiagnoseArgs),
+    /// Print an alert's runbook (embedded in the binary); without an alert, list them.
+    Runbook(super::runbook::RunbookArgs),
 }
+
+/// What the table's runbook column names: this plugin's own `runbook` command.
+pub(crate) const RUNBOOK_COMMAND: &str = "kubectl lifecycle runbook";
 
 #[derive(Debug, clap::Args)]
 pub struct PluginDiagnoseArgs {
+    /// Read this dump (kubectl get ... -o json or -o yaml; `-` for standard input)
+    /// instead of listing the cluster.
+    #[arg(long = "filename", short = 'f', value_name = "FILE", conflicts_with_all = ["namespace", "kubeconfig", "context"])]
+    pub(crate) file: Option<PathBuf>,
+
     /// Only this namespace (nodes are always listed). Default: all namespaces.
     #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
     pub(crate) namespace: Option<String>,
@@ -67,22 +79,20 @@ pub struct PluginDiagnoseArgs {
     pub(crate) thresholds: Thresholds,
 }
 
-/// Writes progress to standard error: one line rewritten in place on a terminal,
-/// a line per finished resource otherwise.
+/// Progress on standard error, on a terminal only: one line rewritten in place
+/// and erased at the end. Redirected, stderr gets none of it (a log or a CI job
+/// wants the result, not a line per resource).
 struct ProgressLine {
     terminal: bool,
 }
 
 impl ProgressLine {
     fn report(&self, p: Progress) {
-        let mut err = std::io::stderr().lock();
-        let _ = if self.terminal {
-            write!(err, "\r\x1b[Klisting {}: {}", p.resource, p.listed)
-        } else if p.done {
-            writeln!(err, "listed {}: {}", p.resource, p.listed)
-        } else {
-            writeln!(err, "listing {}: {} so far", p.resource, p.listed)
-        };
+        if self.terminal {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[Klisting {}: {}", p.resource, p.listed);
+            let _ = err.flush();
+        }
     }
 
     fn finish(&self) {
@@ -93,6 +103,19 @@ impl ProgressLine {
 }
 
 pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
+    let links =
+        RunbookLinks::base_url_or_command(args.runbook_base_url.as_deref(), RUNBOOK_COMMAND);
+    if let Some(file) = &args.file {
+        let (label, loaded) = super::diagnose::load_input(file)?;
+        let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
+        let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
+        eprintln!(
+            "{label}: {}; {}",
+            loaded.summary(),
+            count(findings.len(), "finding", "findings")
+        );
+        return report::print(findings, args.output, now, &links);
+    }
     let config =
         super::cluster::config(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let url = config.cluster_url.to_string();
@@ -108,7 +131,6 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
 
     let now = args.now.unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&cluster, now, &args.thresholds.settings());
-    eprintln!("{url}: {} findings", findings.len());
-    let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
+    eprintln!("{url}: {}", count(findings.len(), "finding", "findings"));
     report::print(findings, args.output, now, &links)
 }

@@ -4,6 +4,7 @@ mod cluster;
 pub mod diagnose;
 pub mod kubectl_plugin;
 mod report;
+pub mod runbook;
 pub mod serve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -36,7 +37,12 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,jobs,replicationcontrollers,events -A -o json` (or -o yaml).
     Diagnose(diagnose::DiagnoseArgs),
+    /// Print an alert's runbook (embedded in the binary); without an alert, list them.
+    Runbook(runbook::RunbookArgs),
 }
+
+/// What `diagnose`'s runbook column names: the `runbook` command.
+pub(crate) const RUNBOOK_COMMAND: &str = "kube-lifecycle-exporter runbook";
 
 #[derive(Debug, Clone, Copy, ValueEnum, Default)]
 pub(crate) enum LogFormat {

@@ -180,7 +180,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                 .ok()
                 .and_then(|t| jiff::Timestamp::try_from(t).ok());
             (
-                Arc::new(LiveState::from_cluster(loaded.cluster, settings)),
+                Arc::new(LiveState::from_cluster(
+                    loaded.cluster,
+                    settings,
+                    loaded.now,
+                )),
                 Source::File {
                     name: label,
                     written,

@@ -8,6 +8,7 @@
 //!   once the old pod object is gone;
 //! - `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover.
 
+use crate::model::plural::count;
 use std::collections::{BTreeSet, HashSet};
 
 use crate::model::{
@@ -104,8 +105,8 @@ fn blocked_finding(
         cause: make_cause(cause),
         since,
         message: format!(
-            "{} pod(s) must go first; oldest {:?}: {why}",
-            blocking.len(),
+            "{} must go first; oldest {:?}: {why}",
+            count(blocking.len(), "pod", "pods"),
             oldest.metadata.name
         ),
         detail: Detail::Blocked {
@@ -185,6 +186,29 @@ fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: Time) -> Option<
     )
 }
 
+/// What is wrong, as an operator says it: on how many of the nodes the DaemonSet
+/// should cover it has no pod, and how many its controller means to run when
+/// that is fewer (a controller that judges the nodes unfit counts them out).
+fn daemonset_gap(missing: usize, eligible: usize, desired: i32) -> String {
+    let nodes = count(eligible, "ready node", "ready nodes");
+    let gap = if missing == eligible {
+        match eligible {
+            1 => "no pod on the 1 ready node it should run on".to_string(),
+            _ => format!("no pod on any of the {nodes} it should run on"),
+        }
+    } else {
+        format!("no pod on {missing} of the {nodes} it should run on")
+    };
+    let wanted = usize::try_from(desired).unwrap_or(0);
+    if wanted >= eligible {
+        gap
+    } else if wanted == 0 {
+        format!("{gap}; its controller schedules none of them")
+    } else {
+        format!("{gap}; its controller schedules only {wanted}")
+    }
+}
+
 fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
     if !cluster.has_listed(Kind::Node) {
         return None;
@@ -238,9 +262,8 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         (Some((port, holder, node)), _) => (
             DaemonSetCause::HostPortConflict,
             format!(
-                "{} of {} eligible nodes have no pod (desired {desired}); hostPort {}/{} on node {node:?} is held by {}/{}",
-                missing.len(),
-                eligible.len(),
+                "{}; hostPort {}/{} on node {node:?} is held by {}/{}",
+                daemonset_gap(missing.len(), eligible.len(), desired),
                 port.port,
                 port.protocol,
                 holder.metadata.namespace,
@@ -250,9 +273,8 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         (None, true) => (
             DaemonSetCause::HostPortConflict,
             format!(
-                "{} of {} eligible nodes have no pod (desired {desired}); the scheduler reports no free host port",
-                missing.len(),
-                eligible.len()
+                "{}; the scheduler reports no free host port",
+                daemonset_gap(missing.len(), eligible.len(), desired)
             ),
         ),
         (None, false) => (
@@ -265,11 +287,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
                     .as_ref()
                     .map(|c| c.message().to_string())
                     .unwrap_or_default(),
-                None => format!(
-                    "{} of {} eligible nodes have no pod (desired {desired})",
-                    missing.len(),
-                    eligible.len()
-                ),
+                None => daemonset_gap(missing.len(), eligible.len(), desired),
             },
         ),
     };

@@ -27,6 +27,7 @@ mod namespace;
 mod node;
 mod object;
 mod owner;
+pub mod plural;
 mod pod;
 mod pod_wire;
 mod time;

@@ -17,6 +17,10 @@ pub enum RunbookLinks {
     RepositoryPaths,
     /// `<base>/<alert in lower case>`, a published copy.
     BaseUrl(String),
+    /// `<command> <Alert>`: the command that prints the runbook embedded in the
+    /// binary, which works wherever the binary does (a path of this repository
+    /// exists only in a checkout).
+    Command(&'static str),
 }
 
 impl RunbookLinks {
@@ -27,10 +31,20 @@ impl RunbookLinks {
         }
     }
 
+    /// A published copy when `base` is given, else `command` (e.g.
+    /// `kube-lifecycle-exporter runbook`), which prints the embedded runbook.
+    pub(crate) fn base_url_or_command(base: Option<&str>, command: &'static str) -> Self {
+        match Self::from_base_url(base) {
+            RunbookLinks::RepositoryPaths => RunbookLinks::Command(command),
+            links => links,
+        }
+    }
+
     pub(crate) fn link(&self, runbook: Runbook) -> String {
         match self {
             RunbookLinks::RepositoryPaths => runbook.path(),
             RunbookLinks::BaseUrl(base) => runbook.url(base),
+            RunbookLinks::Command(command) => format!("{command} {}", runbook.alert()),
         }
     }
 }

@@ -4,6 +4,7 @@ use jiff::Timestamp;
 
 use crate::diagnosis::{Detail, Finding};
 use crate::model::age;
+use crate::model::plural::count;
 
 use super::RunbookLinks;
 
@@ -88,8 +89,12 @@ fn detail(f: &Finding) -> String {
             exit_code,
             restarts,
         } => match exit_code {
-            Some(code) => format!("exit {code}, {restarts} restarts: {}", f.message),
-            None => format!("{restarts} restarts: {}", f.message),
+            Some(code) => format!(
+                "exit {code}, {}: {}",
+                count(*restarts, "restart", "restarts"),
+                f.message
+            ),
+            None => format!("{}: {}", count(*restarts, "restart", "restarts"), f.message),
         },
         Detail::NamespaceContent {
             remaining_resources,

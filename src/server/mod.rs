@@ -16,7 +16,6 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use jiff::Timestamp;
 use prometheus_client::registry::Registry;
 
 use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
@@ -33,7 +32,7 @@ pub(crate) enum Source {
     File {
         name: String,
         /// When the file was last written, if the file system says.
-        written: Option<Timestamp>,
+        written: Option<jiff::Timestamp>,
     },
 }
 
@@ -122,7 +121,7 @@ async fn findings(
     Query(paging): Query<Paging>,
 ) -> Response {
     let live = app.live.clone();
-    let mut list = tokio::task::spawn_blocking(move || live.findings(Timestamp::now()))
+    let mut list = tokio::task::spawn_blocking(move || live.findings(live.now()))
         .await
         .unwrap_or_default();
     list.retain(|f| filter.matches(f));
@@ -197,7 +196,7 @@ async fn landing_page(
     Query(paging): Query<Paging>,
 ) -> Html<String> {
     let live = app.live.clone();
-    let now = Timestamp::now();
+    let now = live.now();
     let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();

@@ -7,8 +7,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
-use jiff::Timestamp;
-
 use super::App;
 use crate::diagnosis::{Cause, Runbook};
 use crate::output::html;
@@ -46,7 +44,7 @@ pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) 
         return Html(html::runbook(runbook, &evidence)).into_response();
     }
     let live = app.live.clone();
-    let now = Timestamp::now();
+    let now = app.live.now();
     let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();

@@ -15,6 +15,7 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
+use crate::model::plural::count;
 use crate::model::{Cluster, Event, EventsApiEvent, Kind, KindVisitor, Object, Slim};
 
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +68,42 @@ pub struct Loaded {
     pub read: BTreeMap<Kind, usize>,
     /// Objects skipped, per `apiVersion/kind`.
     pub skipped: BTreeMap<String, usize>,
+    /// The moment the dump describes, when its List says so in the annotation
+    /// [`NOW_ANNOTATION`] (the embedded example does): judged as of then unless
+    /// `--now` says otherwise, so its ages read as a live incident's.
+    pub now: Option<jiff::Timestamp>,
+}
+
+/// A List's annotation giving the moment the dump was taken (RFC 3339).
+pub const NOW_ANNOTATION: &str = "kube-lifecycle-exporter/now";
+
+/// The `now` a List's metadata declares, if any.
+fn list_now(
+    metadata: Option<&serde_json::Value>,
+    document: usize,
+) -> Result<Option<jiff::Timestamp>, LoadError> {
+    let Some(value) = metadata
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.get(NOW_ANNOTATION))
+    else {
+        return Ok(None);
+    };
+    let bad = |message: String| LoadError::BadObject {
+        document,
+        item: ItemIndex(None),
+        what: "List".to_string(),
+        path: format!("metadata.annotations.{NOW_ANNOTATION}"),
+        message,
+    };
+    let text = value.as_str().ok_or_else(|| {
+        bad(format!(
+            "expected an RFC 3339 time, found {}",
+            value_type(value)
+        ))
+    })?;
+    text.parse()
+        .map(Some)
+        .map_err(|_| bad("expected an RFC 3339 time, e.g. 2024-05-01T10:00:00Z".to_string()))
 }
 
 impl Loaded {
@@ -89,13 +126,15 @@ impl Loaded {
         };
         let total: usize = self.read.values().sum();
         let mut line = format!(
-            "read {total} objects ({})",
+            "read {} ({})",
+            count(total, "object", "objects"),
             list(&mut self.read.iter().map(|(k, n)| (k.to_string(), *n)))
         );
         if !self.skipped.is_empty() {
             let skipped: usize = self.skipped.values().sum();
             line.push_str(&format!(
-                "; skipped {skipped} of kinds not diagnosed ({})",
+                "; skipped {} of kinds not diagnosed ({})",
+                count(skipped, "object", "objects"),
                 list(&mut self.skipped.iter().map(|(k, n)| (k.clone(), *n)))
             ));
         }
@@ -278,7 +317,17 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
             }
         }
         if listed {
-            return Ok(());
+            return match list_now(fields.get("metadata"), self.document) {
+                Ok(now) => {
+                    self.loaded.now = now.or(self.loaded.now);
+                    Ok(())
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    *self.failure = Some(e);
+                    Err(A::Error::custom(message))
+                }
+            };
         }
         let object = serde_json::Value::Object(fields);
         load_object(Source::Value(&object), self.document, None, self.loaded).map_err(|e| {
@@ -372,6 +421,9 @@ fn load_yaml_document(
                     .get("items")
                     .is_some_and(|i| i.is_array() || i.is_null()) =>
         {
+            if let Some(now) = list_now(map.get("metadata"), document_number)? {
+                loaded.now = Some(now);
+            }
             let items = match map.remove("items") {
                 Some(serde_json::Value::Array(items)) => items,
                 _ => Vec::new(),

@@ -4,12 +4,14 @@
 //!   declarative table, the labels naming each finding's object added once;
 //! - `telemetry.rs`: the exporter's own families (its watches, the model's
 //!   size, the lifecycle durations observed on transitions), recorded through
-//!   methods that say what happened.
+//!   methods that say what happened;
+//! - `process.rs`: the standard `process_*` families, read from /proc.
 //!
 //! A scrape goes from the server to the collectors here, which read the
 //! findings and the model's size from the live model (`register`).
 
 mod findings;
+mod process;
 mod telemetry;
 
 use std::sync::Arc;
@@ -21,7 +23,7 @@ pub use findings::{family_anomalies, render};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
 /// Registers every family a live exporter serves, in the order they are
-/// exposed: the findings', the model's size, the exporter's own.
+/// exposed: the findings', the model's size, the exporter's own, the process's.
 pub(crate) fn register<S: FindingsSource + HeldObjects>(
     registry: &mut Registry,
     live: Arc<S>,
@@ -33,4 +35,5 @@ pub(crate) fn register<S: FindingsSource + HeldObjects>(
         .register(registry);
     registry.register_collector(Box::new(ModelSize(live)));
     telemetry.register(registry);
+    registry.register_collector(Box::new(process::ProcessCollector));
 }

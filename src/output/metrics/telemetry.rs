@@ -204,8 +204,14 @@ pub(super) const CATALOGUE: &[MetricDoc] = &[
 /// The catalogue as markdown (kept in `docs/metrics.md`).
 #[cfg(test)]
 pub(super) fn markdown_catalogue() -> String {
+    markdown_of(CATALOGUE)
+}
+
+/// Families documented as markdown, one section each.
+#[cfg(test)]
+pub(super) fn markdown_of(catalogue: &[MetricDoc]) -> String {
     let mut out = String::new();
-    for doc in CATALOGUE {
+    for doc in catalogue {
         let name = if doc.kind == "counter" {
             format!("{}_total", doc.name)
         } else {

@@ -57,6 +57,9 @@ pub(crate) struct LiveState {
     /// Sharded watches follow the namespaces: not ready until they have been
     /// started once for the namespaces listed.
     awaiting_namespaces: std::sync::atomic::AtomicBool,
+    /// Added to the wall clock: a snapshot that carries its own `now` (the
+    /// embedded example) is judged as of that moment, moving on from there.
+    clock_offset: jiff::SignedDuration,
 }
 
 impl LiveState {
@@ -74,6 +77,7 @@ impl LiveState {
             last_error: Mutex::new(BTreeMap::new()),
             shard: Shard::default(),
             awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
+            clock_offset: jiff::SignedDuration::ZERO,
         };
         for (kind, _) in state.synced.lock().keys() {
             state.telemetry.watch_unsynced(*kind);
@@ -82,8 +86,17 @@ impl LiveState {
     }
 
     /// State for a fixed snapshot (`serve --from-file`): complete from the start.
-    pub(crate) fn from_cluster(cluster: Cluster, settings: Settings) -> Self {
-        let state = LiveState::new(settings, []);
+    /// With `as_of` (the snapshot's own `now`), it is judged as if served from
+    /// that moment on.
+    pub(crate) fn from_cluster(
+        cluster: Cluster,
+        settings: Settings,
+        as_of: Option<Timestamp>,
+    ) -> Self {
+        let mut state = LiveState::new(settings, []);
+        if let Some(as_of) = as_of {
+            state.clock_offset = as_of.duration_since(Timestamp::now());
+        }
         for kind in Kind::ALL {
             state.telemetry.watch_synced(kind);
         }
@@ -102,6 +115,14 @@ impl LiveState {
             }
         }
         self
+    }
+
+    /// The moment findings are judged at: the wall clock, or the snapshot's
+    /// own time moving on with it.
+    pub(crate) fn now(&self) -> Timestamp {
+        Timestamp::now()
+            .checked_add(self.clock_offset)
+            .unwrap_or_else(|_| Timestamp::now())
     }
 
     /// The findings of the moment. Sharded, a Terminating namespace is reported by
@@ -404,7 +425,7 @@ impl LiveState {
 /// What a scrape reads: the findings of the moment.
 impl FindingsSource for LiveState {
     fn current(&self) -> Vec<Finding> {
-        self.findings(Timestamp::now())
+        self.findings(self.now())
     }
 }
 
