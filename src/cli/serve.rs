@@ -175,10 +175,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         Some(path) => {
             let (label, loaded) = super::diagnose::load_input(path)?;
             tracing::info!(file = %label, "{}", loaded.summary());
+            // When the file was written says when it was taken, unless it carries
+            // its own `now` (then the page's "judged at" says it).
             let written = std::fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()
-                .and_then(|t| jiff::Timestamp::try_from(t).ok());
+                .and_then(|t| jiff::Timestamp::try_from(t).ok())
+                .filter(|_| loaded.now.is_none());
             (
                 Arc::new(LiveState::from_cluster(
                     loaded.cluster,
