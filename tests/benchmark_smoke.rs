@@ -67,6 +67,9 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
         storm.findings
     );
     assert!(storm.metrics_gzip_bytes > 0 && storm.page_bytes > 0);
+    // Compressed when asked, as Prometheus asks.
+    assert!(report.metrics_gzipped && storm.metrics_gzipped);
+    assert!(storm.metrics_gzip_bytes * 3 < storm.metrics_bytes);
     assert!(storm.findings_filtered_bytes > 0 && storm.findings_bytes > 0);
     assert!(storm.churn_events_applied >= storm.churn_events_sent as f64);
 }

@@ -11,7 +11,7 @@ use kube::Client;
 
 use crate::output::RunbookLinks;
 use crate::server::web_config::WebSecurity;
-use crate::server::{App, basic_auth, tls};
+use crate::server::{App, Source, basic_auth, tls};
 use crate::source::watch::shard::Shard;
 use crate::source::watch::{self, LiveState, WatchOptions};
 
@@ -182,13 +182,23 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         Some(path) => {
             let (label, loaded) = super::diagnose::load_input(path)?;
             tracing::info!(file = %label, "{}", loaded.summary());
+            // When the file was written says when it was taken, unless it carries
+            // its own `now` (then the page's "judged at" says it).
+            let written = std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| jiff::Timestamp::try_from(t).ok())
+                .filter(|_| loaded.now.is_none());
             (
                 Arc::new(LiveState::from_cluster(
                     loaded.cluster,
                     settings,
                     loaded.now,
                 )),
-                format!("file {label}"),
+                Source::File {
+                    name: label,
+                    written,
+                },
             )
         }
         None => {
@@ -216,7 +226,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
                     pruned.prune_events(max_age);
                 }
             }));
-            (live, format!("cluster {url}"))
+            (live, Source::Cluster(url))
         }
     };
 

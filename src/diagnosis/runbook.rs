@@ -6,7 +6,7 @@
 //! checks that the rule file and this list name the same alerts.
 
 use super::causes::{
-    Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, RefusalCause,
+    Anomaly, Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, RefusalCause,
     TerminatingCause,
 };
 
@@ -176,6 +176,45 @@ impl Runbook {
     }
 }
 
+impl Runbook {
+    /// Every cause whose findings this alert speaks for: the causes it is raised
+    /// for per object ([`Runbook::for_cause`]), and for the alerts that count
+    /// objects (a lost node, a failing registry) the causes their rule counts.
+    /// The one map from an alert to its evidence; empty for the exporter's own.
+    pub(crate) fn covers(self) -> Vec<Cause> {
+        let counted: &[Cause] = match self {
+            Runbook::NodeLost => &[
+                Cause::PodTerminating(TerminatingCause::NodeNotReady),
+                Cause::PodTerminating(TerminatingCause::NodeMissing),
+            ],
+            // As the rule's cause matcher: what says the registry, not the node.
+            Runbook::RegistryPullFailing => &[
+                Cause::ImagePull(ImagePullCause::Tls),
+                Cause::ImagePull(ImagePullCause::HttpToHttps),
+                Cause::ImagePull(ImagePullCause::Dns),
+                Cause::ImagePull(ImagePullCause::ConnectionRefused),
+                Cause::ImagePull(ImagePullCause::Timeout),
+                Cause::ImagePull(ImagePullCause::RateLimited),
+                Cause::ImagePull(ImagePullCause::Unknown),
+                Cause::ImagePull(ImagePullCause::Unauthorized),
+                Cause::ImagePull(ImagePullCause::NotFound),
+            ],
+            _ => &[],
+        };
+        let mut causes: Vec<Cause> = counted.to_vec();
+        for &anomaly in Anomaly::ALL {
+            for (label, _) in Cause::vocabulary(anomaly) {
+                if let Some(cause) = Cause::from_labels(anomaly.as_str(), label) {
+                    if Runbook::for_cause(cause) == self && !causes.contains(&cause) {
+                        causes.push(cause);
+                    }
+                }
+            }
+        }
+        causes
+    }
+}
+
 impl std::fmt::Display for Runbook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.alert())
@@ -193,5 +232,32 @@ mod tests {
             assert_eq!(Runbook::from_slug(r.alert()), Some(r));
         }
         assert_eq!(Runbook::from_slug("nope"), None);
+    }
+
+    #[test]
+    fn every_cause_is_covered_by_the_alert_it_raises_and_aggregates_add_theirs() {
+        for &anomaly in Anomaly::ALL {
+            for (label, _) in Cause::vocabulary(anomaly) {
+                let cause = Cause::from_labels(anomaly.as_str(), label).unwrap();
+                assert!(
+                    Runbook::for_cause(cause).covers().contains(&cause),
+                    "{label}"
+                );
+            }
+        }
+        let lost = Runbook::NodeLost.covers();
+        assert!(lost.contains(&Cause::PodTerminating(TerminatingCause::NodeMissing)));
+        assert!(!lost.contains(&Cause::PodTerminating(TerminatingCause::Finalizers)));
+        assert!(
+            Runbook::RegistryPullFailing
+                .covers()
+                .contains(&Cause::ImagePull(ImagePullCause::Dns))
+        );
+        assert!(
+            !Runbook::RegistryPullFailing
+                .covers()
+                .contains(&Cause::ImagePull(ImagePullCause::NoSpace))
+        );
+        assert!(Runbook::ExporterDown.covers().is_empty());
     }
 }

@@ -36,30 +36,116 @@ fn probe_failure(f: &Finding) -> Option<ProbeFailure> {
     }
 }
 
+fn row<'a>(f: &'a Finding, links: &RunbookLinks) -> JsonFinding<'a> {
+    JsonFinding {
+        kind: f.kind.as_str(),
+        namespace: f.namespace.as_deref(),
+        name: &f.name,
+        container: f.container.as_deref(),
+        anomaly: f.anomaly().as_str(),
+        cause: f.cause.as_str(),
+        since: f.since.map(|t| t.to_string()),
+        message: &f.message,
+        reasons: match &f.detail {
+            Detail::Pending { reasons, .. } => {
+                reasons.iter().map(|(r, n)| (r.as_str(), *n)).collect()
+            }
+            _ => BTreeMap::new(),
+        },
+        probe_failure: probe_failure(f).map(|p| p.as_str()),
+        runbook: links.link(f.runbook()),
+    }
+}
+
 pub fn render(findings: &[Finding], links: &RunbookLinks) -> String {
-    let rows: Vec<JsonFinding> = findings
-        .iter()
-        .map(|f| JsonFinding {
-            kind: f.kind.as_str(),
-            namespace: f.namespace.as_deref(),
-            name: &f.name,
-            container: f.container.as_deref(),
-            anomaly: f.anomaly().as_str(),
-            cause: f.cause.as_str(),
-            since: f.since.map(|t| t.to_string()),
-            message: &f.message,
-            reasons: match &f.detail {
-                Detail::Pending { reasons, .. } => {
-                    reasons.iter().map(|(r, n)| (r.as_str(), *n)).collect()
-                }
-                _ => BTreeMap::new(),
-            },
-            probe_failure: probe_failure(f).map(|p| p.as_str()),
-            runbook: links.link(f.runbook()),
-        })
-        .collect();
-    // Serializing plain strings, numbers and maps with string keys cannot fail.
-    let mut text = serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string());
-    text.push('\n');
-    text
+    chunk(findings, links, 0..findings.len())
+}
+
+/// The part of [`render`]'s text that holds `findings[range]`: the ranges of a
+/// partition of the findings, in order, join to the whole array's text, so a
+/// server can send a large array without ever holding all of its text.
+///
+/// `[\n`, the findings pretty-printed as serde_json prints an array's elements,
+/// then `\n]\n` (`[]\n` when there are none).
+pub(crate) fn chunk(
+    findings: &[Finding],
+    links: &RunbookLinks,
+    range: std::ops::Range<usize>,
+) -> String {
+    if findings.is_empty() {
+        return "[]\n".to_string();
+    }
+    let mut out = String::new();
+    if range.start == 0 {
+        out.push('[');
+    }
+    for (i, f) in findings[range.clone()].iter().enumerate() {
+        out.push_str(if range.start + i == 0 { "\n" } else { ",\n" });
+        // Serializing plain strings, numbers and maps with string keys cannot
+        // fail. Strings escape their newlines, so indenting by line is safe.
+        let element = serde_json::to_string_pretty(&row(f, links)).unwrap_or_default();
+        for (j, line) in element.lines().enumerate() {
+            if j > 0 {
+                out.push('\n');
+            }
+            out.push_str("  ");
+            out.push_str(line);
+        }
+    }
+    if range.end == findings.len() {
+        out.push_str("\n]\n");
+    }
+    out
+}
+
+/// `0..len` cut into ranges of at most `size`; one empty range when `len` is 0,
+/// so an empty array is still sent.
+pub(crate) fn ranges(len: usize, size: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let size = size.max(1);
+    (0..len.div_ceil(size).max(1)).map(move |i| i * size..((i + 1) * size).min(len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::{Cause, TerminatingCause};
+    use crate::model::Kind;
+
+    fn finding(name: &str, message: &str) -> Finding {
+        Finding {
+            kind: Kind::Pod,
+            namespace: Some("shop".into()),
+            name: name.into(),
+            container: None,
+            node: Some("worker-3".into()),
+            cause: Cause::PodTerminating(TerminatingCause::Finalizers),
+            since: None,
+            message: message.into(),
+            detail: Detail::None,
+        }
+    }
+
+    #[test]
+    fn chunks_join_to_what_serde_json_prints_for_the_whole_array() {
+        let links = RunbookLinks::default();
+        let findings: Vec<Finding> = (0..7)
+            .map(|i| finding(&format!("web-{i}"), "line one\nline \"two\""))
+            .collect();
+        let rows: Vec<JsonFinding> = findings.iter().map(|f| row(f, &links)).collect();
+        let whole = serde_json::to_string_pretty(&rows).unwrap() + "\n";
+        for per_chunk in [1, 2, 3, 7, 100] {
+            let chunks: Vec<String> = ranges(findings.len(), per_chunk)
+                .map(|r| chunk(&findings, &links, r))
+                .collect();
+            assert_eq!(chunks.len(), 7usize.div_ceil(per_chunk), "{per_chunk}");
+            assert_eq!(chunks.concat(), whole, "{per_chunk} per chunk");
+        }
+        assert_eq!(render(&findings, &links), whole);
+        assert_eq!(render(&[], &links), "[]\n");
+        let empty: Vec<String> = ranges(0, 10).map(|r| chunk(&[], &links, r)).collect();
+        assert_eq!(empty, ["[]\n"]);
+        let parsed: serde_json::Value =
+            serde_json::from_str(&render(&findings[..1], &links)).unwrap();
+        assert_eq!(parsed[0]["message"], "line one\nline \"two\"");
+    }
 }

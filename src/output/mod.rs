@@ -1,6 +1,7 @@
 //! Outputs format findings; they never decide anything: the metrics, the JSON,
 //! the terminal table and the HTML pages.
 
+pub(crate) mod alerts;
 pub(crate) mod html;
 pub mod json;
 pub mod metrics;
@@ -49,14 +50,48 @@ impl RunbookLinks {
 }
 
 /// Which findings a page or `/findings` shows: the query
-/// `?anomaly=&cause=&namespace=&node=`, each matched exactly when given, as the
-/// dashboards' links set them.
+/// `?anomaly=&cause=&namespace=&node=&registry=`, each matched exactly when
+/// given (and not empty, as a form sends a field left blank), as the dashboards'
+/// links set them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct FindingFilter {
+    #[serde(default, deserialize_with = "blank_is_none")]
     pub anomaly: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
     pub cause: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
     pub namespace: Option<String>,
+    #[serde(default, deserialize_with = "blank_is_none")]
     pub node: Option<String>,
+    /// The registry of an image pull finding.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub registry: Option<String>,
+}
+
+fn blank_is_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value: Option<String> = serde::Deserialize::deserialize(d)?;
+    Ok(value.filter(|v| !v.is_empty()))
+}
+
+/// `?page=&limit=`: which slice of the chosen findings a page shows (pages count
+/// from 1), or how many `/findings` returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct Paging {
+    pub page: Option<usize>,
+    pub limit: Option<usize>,
+}
+
+impl Paging {
+    /// The landing page's default: enough to read, small at 70,000 findings.
+    pub(crate) const PAGE_SIZE: usize = 200;
+
+    /// The page's range of `total` findings (an empty range past the end).
+    pub(crate) fn range(&self, total: usize) -> std::ops::Range<usize> {
+        let limit = self.limit.unwrap_or(Self::PAGE_SIZE).max(1);
+        let page = self.page.unwrap_or(1).max(1);
+        let start = (page - 1).saturating_mul(limit).min(total);
+        start..start.saturating_add(limit).min(total)
+    }
 }
 
 impl FindingFilter {
@@ -66,6 +101,7 @@ impl FindingFilter {
             && is(&self.cause, f.cause.as_str())
             && is(&self.namespace, f.namespace.as_deref().unwrap_or_default())
             && is(&self.node, f.node.as_deref().unwrap_or_default())
+            && is(&self.registry, registry(f).unwrap_or_default())
     }
 
     /// Nothing filtered.
@@ -80,11 +116,20 @@ impl FindingFilter {
             ("cause", &self.cause),
             ("namespace", &self.namespace),
             ("node", &self.node),
+            ("registry", &self.registry),
         ]
         .iter()
         .filter_map(|(k, v)| v.as_deref().map(|v| format!("{k}={v}")))
         .collect::<Vec<_>>()
         .join(", ")
+    }
+}
+
+/// The registry an image pull finding names.
+pub(crate) fn registry(f: &Finding) -> Option<&str> {
+    match &f.detail {
+        crate::diagnosis::Detail::ImagePull { registry, .. } => Some(registry),
+        _ => None,
     }
 }
 
@@ -113,6 +158,7 @@ mod tests {
                 cause: c.map(String::from),
                 namespace: n.map(String::from),
                 node: node.map(String::from),
+                registry: None,
             };
         assert!(FindingFilter::default().matches(&finding));
         assert!(
@@ -132,5 +178,24 @@ mod tests {
             filter(Some("image_pull"), None, Some("a"), None).describe(),
             "anomaly=image_pull, namespace=a"
         );
+    }
+
+    #[test]
+    fn a_blank_form_field_filters_nothing() {
+        let filter: FindingFilter =
+            serde_json::from_value(serde_json::json!({"anomaly": "", "node": "n1"})).unwrap();
+        assert_eq!(filter.anomaly, None);
+        assert_eq!(filter.node.as_deref(), Some("n1"));
+    }
+
+    #[test]
+    fn paging_slices_from_page_one_and_clamps() {
+        let p = |page, limit| Paging { page, limit };
+        assert_eq!(p(None, None).range(1000), 0..200);
+        assert_eq!(p(Some(2), Some(100)).range(250), 100..200);
+        assert_eq!(p(Some(3), Some(100)).range(250), 200..250);
+        assert_eq!(p(Some(9), Some(100)).range(250), 250..250);
+        assert_eq!(p(Some(0), Some(0)).range(5), 0..1);
+        assert_eq!(p(Some(usize::MAX), Some(usize::MAX)).range(5), 5..5);
     }
 }

@@ -18,10 +18,23 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use prometheus_client::registry::Registry;
 
-use crate::output::{FindingFilter, RunbookLinks, html, json, metrics};
+use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
 use crate::source::watch::{Connection, LiveState};
 
 use exposition::Format;
+
+/// Where the findings come from, as the pages say it.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// The cluster at this address, watched.
+    Cluster(String),
+    /// A snapshot read from a file (`serve --from-file`).
+    File {
+        name: String,
+        /// When the file was last written, if the file system says.
+        written: Option<jiff::Timestamp>,
+    },
+}
 
 /// What the handlers share.
 pub(crate) struct App {
@@ -29,14 +42,17 @@ pub(crate) struct App {
     pub registry: Registry,
     pub links: RunbookLinks,
     /// Where the data comes from, for the landing page.
-    pub source: String,
+    pub source: Source,
 }
+
+/// How many findings one piece of a streamed `/findings` body holds.
+const FINDINGS_PER_CHUNK: usize = 256;
 
 impl App {
     pub(crate) fn new(
         live: Arc<LiveState>,
         links: RunbookLinks,
-        source: String,
+        source: Source,
         series_ceiling: usize,
     ) -> Self {
         let mut registry = Registry::default();
@@ -59,7 +75,10 @@ impl App {
             .route("/runbooks", get(runbooks::index))
             .route("/runbooks/{slug}", get(runbooks::show))
             .route("/runbooks/for/{anomaly}/{cause}", get(runbooks::for_cause))
+            .fallback(not_found)
             .with_state(self)
+            // gzip whenever the client asks (Prometheus does), streamed bodies too.
+            .layer(tower_http::compression::CompressionLayer::new())
     }
 }
 
@@ -93,17 +112,51 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     }
 }
 
-async fn findings(State(app): State<Arc<App>>, Query(filter): Query<FindingFilter>) -> Response {
+/// `/findings`: the findings the query chooses (`?anomaly=&cause=&namespace=&node=&registry=`,
+/// `?limit=`, `?page=` with a limit), every one without a query, as a JSON array
+/// written a few hundred findings at a time.
+async fn findings(
+    State(app): State<Arc<App>>,
+    Query(filter): Query<FindingFilter>,
+    Query(paging): Query<Paging>,
+) -> Response {
     let live = app.live.clone();
     let mut list = tokio::task::spawn_blocking(move || live.findings(live.now()))
         .await
         .unwrap_or_default();
     list.retain(|f| filter.matches(f));
+    if paging.limit.is_some() || paging.page.is_some() {
+        let range = Paging {
+            limit: Some(paging.limit.unwrap_or(usize::MAX)),
+            ..paging
+        }
+        .range(list.len());
+        list.truncate(range.end);
+        list.drain(..range.start);
+    }
+    let list = Arc::new(list);
+    let links = app.links.clone();
+    let chunks = json::ranges(list.len(), FINDINGS_PER_CHUNK)
+        .map(move |range| Ok::<_, std::convert::Infallible>(json::chunk(&list, &links, range)));
     (
         [(header::CONTENT_TYPE, "application/json")],
-        json::render(&list, &app.links),
+        axum::body::Body::from_stream(futures::stream::iter(chunks)),
     )
         .into_response()
+}
+
+/// Any other address: a short page of what exists (text unless HTML is accepted).
+async fn not_found(uri: axum::http::Uri, headers: HeaderMap) -> Response {
+    let path = uri.path();
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if wants_html {
+        (StatusCode::NOT_FOUND, Html(html::not_found(path))).into_response()
+    } else {
+        (StatusCode::NOT_FOUND, html::not_found_text(path)).into_response()
+    }
 }
 
 async fn readyz(State(app): State<Arc<App>>) -> Response {
@@ -153,6 +206,7 @@ fn connection_words(connection: Connection) -> String {
 async fn landing_page(
     State(app): State<Arc<App>>,
     Query(filter): Query<FindingFilter>,
+    Query(paging): Query<Paging>,
 ) -> Html<String> {
     let live = app.live.clone();
     let now = live.now();
@@ -169,15 +223,26 @@ async fn landing_page(
         .into_iter()
         .map(|(kind, c)| (kind, connection_words(c)))
         .collect();
+    let showing = match &app.source {
+        Source::Cluster(url) => html::Showing::Watching {
+            cluster: url,
+            readiness: &readiness,
+            counts: &counts,
+            errors: &errors,
+            connections: &connections,
+        },
+        Source::File { name, written } => html::Showing::Snapshot {
+            file: name,
+            taken: *written,
+            objects: counts.iter().map(|(_, n)| n).sum(),
+        },
+    };
     Html(html::landing(&html::Page {
         findings: &findings,
         now,
         links: &app.links,
-        readiness: &readiness,
-        counts: &counts,
-        errors: &errors,
-        connections: &connections,
-        source: &app.source,
+        showing,
         filter: &filter,
+        paging,
     }))
 }

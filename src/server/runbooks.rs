@@ -1,10 +1,13 @@
 //! The runbooks, embedded in the binary and served as HTML, so that the landing
 //! page's links and the alerts' `runbook_url` can point at the exporter itself.
 
-use axum::extract::Path;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
+use super::App;
 use crate::diagnosis::{Cause, Runbook};
 use crate::output::html;
 
@@ -13,17 +16,45 @@ pub(crate) async fn index() -> Html<String> {
     Html(html::runbook_index())
 }
 
-/// `/runbooks/<alert in lower case>` (the alert name in any case is accepted).
-pub(crate) async fn show(Path(slug): Path<String>) -> Response {
+/// `/runbooks/<alert in lower case>` (the alert name in any case is accepted),
+/// opened on what the alert covers right now.
+pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) -> Response {
     let slug = slug.trim_end_matches(".md");
-    match Runbook::from_slug(slug) {
-        Some(runbook) => Html(html::runbook(runbook)).into_response(),
-        None => (
+    let Some(runbook) = Runbook::from_slug(slug) else {
+        return (
             StatusCode::NOT_FOUND,
-            format!("no runbook named {slug:?}; see /runbooks\n"),
+            Html(html::not_found(&format!("/runbooks/{slug}"))),
         )
-            .into_response(),
+            .into_response();
+    };
+    let covers = runbook.covers();
+    if covers.is_empty() {
+        let not_synced: Vec<_> = app
+            .live
+            .readiness()
+            .into_iter()
+            .filter(|(_, ready)| !ready)
+            .map(|(kind, _)| kind)
+            .collect();
+        let errors = app.live.current_errors();
+        let evidence = html::Evidence::Exporter {
+            not_synced: &not_synced,
+            errors: &errors,
+        };
+        return Html(html::runbook(runbook, &evidence)).into_response();
     }
+    let live = app.live.clone();
+    let now = app.live.now();
+    let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
+        .await
+        .unwrap_or_default();
+    findings.retain(|f| covers.contains(&f.cause));
+    let evidence = html::Evidence::Findings {
+        findings: &findings,
+        now,
+        links: &app.links,
+    };
+    Html(html::runbook(runbook, &evidence)).into_response()
 }
 
 /// `/runbooks/for/<anomaly>/<cause>`: the runbook of the alert a finding with that
