@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use jiff::Timestamp;
 
 use crate::diagnosis;
-use crate::output::RunbookLinks;
+use crate::output::{RunbookLinks, terminal};
 use crate::source::dump;
 
 use super::report::{self, Format};
@@ -52,7 +52,9 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
     let (label, loaded) = load_input(&args.file)?;
     let now = args.now.unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
-    eprintln!("{label}: {}; {} findings", loaded.summary(), findings.len());
+    // The summary names the kinds the dump declared, whatever they are.
+    let line = format!("{label}: {}; {} findings", loaded.summary(), findings.len());
+    eprintln!("{}", terminal::visible(&line));
 
     let links = RunbookLinks::from_base_url(args.runbook_base_url.as_deref());
     report::print(findings, args.output, now, &links)
