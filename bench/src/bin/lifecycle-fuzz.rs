@@ -29,8 +29,11 @@ struct Args {
     #[arg(long, default_value = "tests/fuzz-corpus")]
     corpus: PathBuf,
     /// At most this many files in the corpus after the run.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 350)]
     keep: usize,
+    /// Threads, each with its share of the inputs.
+    #[arg(long, default_value_t = 1)]
+    threads: u64,
     /// Where inputs that panic are written.
     #[arg(long, default_value = "target/fuzz-crashes")]
     crashes: PathBuf,
@@ -70,54 +73,78 @@ fn main() -> Result<()> {
 
     // Panics are counted and their inputs kept; the hook stays quiet.
     std::panic::set_hook(Box::new(|_| {}));
-    let mut rng = Rng::new(args.seed);
     let mut outcomes: HashSet<u64> = HashSet::new();
     for (target, seed) in &seeds {
         if let Ok(outcome) = catch_unwind(AssertUnwindSafe(|| run(*target, seed))) {
             outcomes.insert(outcome);
         }
     }
-    let (mut panics, mut kept, mut bytes) = (0u64, 0usize, 0u64);
     let start = Instant::now();
-    let mut last = Instant::now();
-    for n in 1..=args.inputs {
-        let a = rng.below(seeds.len());
-        let b = rng.below(seeds.len());
-        let target = seeds[a].0;
-        let input = mutate(&mut rng, &seeds[a].1, &seeds[b].1);
-        bytes += input.len() as u64;
-        match catch_unwind(AssertUnwindSafe(|| run(target, &input))) {
-            Ok(outcome) => {
-                if outcomes.insert(outcome)
-                    && files_before + kept < args.keep
-                    && input.len() <= 16 * 1024
-                {
-                    save(&args.corpus, target.prefix(), &input)?;
-                    seeds.push((target, input));
-                    kept += 1;
-                }
-            }
-            Err(panic) => {
-                panics += 1;
-                let message = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("?");
-                eprintln!("input {n} ({}): panic: {message}", target.prefix());
-                save(&args.crashes, target.prefix(), &input)?;
-            }
-        }
-        if last.elapsed().as_secs() >= 30 || n == args.inputs {
-            last = Instant::now();
-            let secs = start.elapsed().as_secs_f64();
-            println!(
-                "{n} inputs in {secs:.0} s ({:.0}/s, {:.0} bytes average), {} outcomes, {kept} kept, {panics} panics",
-                n as f64 / secs,
-                bytes as f64 / n as f64,
-                outcomes.len(),
-            );
-        }
+    let threads = args.threads.max(1);
+    let room = args.keep.saturating_sub(files_before) / threads as usize;
+    // Each thread: its own share of the inputs, its own generator (seed and
+    // thread number), its own corpus growth; the same run for the same
+    // --seed and --threads.
+    let results: Vec<Result<(u64, usize)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (mut seeds, mut outcomes, args) = (seeds.clone(), outcomes.clone(), &args);
+                scope.spawn(move || -> Result<(u64, usize)> {
+                    let share = args.inputs / threads + u64::from(t < args.inputs % threads);
+                    let mut rng = Rng::new(args.seed.wrapping_add(t.wrapping_mul(0x1000_0000)));
+                    let (mut panics, mut kept, mut bytes) = (0u64, 0usize, 0u64);
+                    let mut last = Instant::now();
+                    for n in 1..=share {
+                        let a = rng.below(seeds.len());
+                        let b = rng.below(seeds.len());
+                        let target = seeds[a].0;
+                        let input = mutate(&mut rng, &seeds[a].1, &seeds[b].1);
+                        bytes += input.len() as u64;
+                        match catch_unwind(AssertUnwindSafe(|| run(target, &input))) {
+                            Ok(outcome) => {
+                                if outcomes.insert(outcome) && kept < room && input.len() <= 8 * 1024
+                                {
+                                    save(&args.corpus, target.prefix(), &input)?;
+                                    seeds.push((target, input));
+                                    kept += 1;
+                                }
+                            }
+                            Err(panic) => {
+                                panics += 1;
+                                let message = panic
+                                    .downcast_ref::<String>()
+                                    .map(String::as_str)
+                                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                                    .unwrap_or("?");
+                                eprintln!("thread {t}, input {n} ({}): panic: {message}", target.prefix());
+                                save(&args.crashes, target.prefix(), &input)?;
+                            }
+                        }
+                        if last.elapsed().as_secs() >= 30 || n == share {
+                            last = Instant::now();
+                            let secs = start.elapsed().as_secs_f64();
+                            println!(
+                                "thread {t}: {n} inputs in {secs:.0} s ({:.0}/s, {:.0} bytes average), {} outcomes, {kept} kept, {panics} panics",
+                                n as f64 / secs,
+                                bytes as f64 / n as f64,
+                                outcomes.len(),
+                            );
+                        }
+                    }
+                    Ok((panics, kept))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a fuzz thread"))
+            .collect()
+    });
+    let (mut panics, mut kept) = (0, 0);
+    for result in results {
+        let (p, k) = result?;
+        panics += p;
+        kept += k;
     }
     println!(
         "done: {} inputs from {seeded} seeds (seed {}), {} s, {panics} panics, corpus {} files",
