@@ -380,6 +380,12 @@ fn a_truncated_dump_is_refused() {
             assert!(err.contains("document 1"), "{err}");
         }
     }
+    // A List written with `kind` before its items (as examples/incidents.yaml
+    // is) cut in the middle of an indented line.
+    let example = std::fs::read_to_string(EXAMPLE).unwrap();
+    let at = example.find("message: Back-off pulling image").unwrap() + 20;
+    let err = diagnose_fails(example[..at].as_bytes());
+    assert!(err.contains("cut short") && err.contains("line "), "{err}");
     // JSON cut mid-array.
     let value: Value = serde_json::from_str(
         &serde_json::to_string(&serde_json::from_str::<Value>(&hostile_dump()).unwrap()).unwrap(),

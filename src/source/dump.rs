@@ -52,6 +52,10 @@ pub enum LoadError {
         message: String,
     },
     #[error(
+        "line {line}: the input ends in the middle of an indented line: it looks cut short (`kubectl get -o yaml` ends its output with a line break)"
+    )]
+    YamlCut { line: u64 },
+    #[error(
         "document {document}, line {line}: a List without `{missing}`: the input looks cut short (`kubectl get -o yaml` prints a List's `apiVersion`, `items`, `kind: List` and `metadata`)"
     )]
     ListCut {
@@ -194,19 +198,31 @@ pub fn load_str(input: &str) -> Result<Loaded, LoadError> {
 /// dropped), YAML one document at a time.
 pub fn load_reader(reader: impl Read) -> Result<Loaded, LoadError> {
     let problem = Rc::new(Cell::new(None));
+    let end = Rc::new(Cell::new(LastLine::default()));
     let checked = TextCheck {
         inner: reader,
         offset: 0,
         line: 1,
         pending: Vec::new(),
         problem: problem.clone(),
+        end: end.clone(),
     };
     let mut input = BufReader::with_capacity(256 * 1024, checked);
     let mut loaded = Loaded::default();
     let result = match skip_leading_space(&mut input) {
         Ok(None) => Err(LoadError::Empty),
         Ok(Some(b'{' | b'[')) => load_json(&mut input, &mut loaded),
-        Ok(Some(_)) => load_yaml(&mut input, &mut loaded),
+        Ok(Some(_)) => load_yaml(&mut input, &mut loaded).and_then(|()| {
+            // A YAML dump cut mid-line inside a nested value often still
+            // parses; kubectl ends every line, so such an end is a cut.
+            let last = end.get();
+            match last.first {
+                Some(b' ' | b'\t' | b'-') if !last.ended => {
+                    Err(LoadError::YamlCut { line: last.line })
+                }
+                _ => Ok(()),
+            }
+        }),
         Err(e) => Err(e),
     };
     // Whatever a parser made of the reader's refusal, binary input is said
@@ -226,6 +242,16 @@ struct TextCheck<R> {
     /// The start of a UTF-8 sequence that the last read cut.
     pending: Vec<u8>,
     problem: Rc<Cell<Option<(u64, u64, &'static str)>>>,
+    end: Rc<Cell<LastLine>>,
+}
+
+/// The last line read so far: its first byte, whether a line break ended it,
+/// and its number.
+#[derive(Debug, Clone, Copy, Default)]
+struct LastLine {
+    first: Option<u8>,
+    ended: bool,
+    line: u64,
 }
 
 impl<R: Read> TextCheck<R> {
@@ -274,6 +300,16 @@ impl<R: Read> Read for TextCheck<R> {
         self.offset += n as u64;
         self.line += memchr::memchr_iter(b'\n', data).count() as u64;
         self.pending = pending;
+        let mut end = self.end.get();
+        match memchr::memrchr(b'\n', data) {
+            Some(p) if p + 1 == n => end.first = None,
+            Some(p) => end.first = Some(data[p + 1]),
+            None if end.ended || end.first.is_none() => end.first = Some(data[0]),
+            None => {}
+        }
+        end.ended = data[n - 1] == b'\n';
+        end.line = self.line;
+        self.end.set(end);
         Ok(n)
     }
 }
