@@ -372,7 +372,7 @@ fn a_truncated_dump_is_refused() {
     let items_end = whole.rfind("kind: List").unwrap();
     for cut in [items_end / 3, items_end / 2, items_end - 1] {
         for cut in [cut, whole[..cut].rfind('\n').unwrap() + 1] {
-            let err = diagnose_fails(whole[..cut].as_bytes());
+            let err = diagnose_fails(&whole.as_bytes()[..cut]);
             assert!(
                 err.contains("cut short") || err.contains("not valid YAML"),
                 "{err}"
@@ -384,7 +384,7 @@ fn a_truncated_dump_is_refused() {
     // is) cut in the middle of an indented line.
     let example = std::fs::read_to_string(EXAMPLE).unwrap();
     let at = example.find("message: Back-off pulling image").unwrap() + 20;
-    let err = diagnose_fails(example[..at].as_bytes());
+    let err = diagnose_fails(&example.as_bytes()[..at]);
     assert!(err.contains("cut short") && err.contains("line "), "{err}");
     // JSON cut mid-array.
     let value: Value = serde_json::from_str(

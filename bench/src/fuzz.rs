@@ -180,7 +180,7 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -190,7 +190,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
 }
@@ -349,7 +349,7 @@ pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
             }
             9 if len > 0 => {
                 let i = rng.below(len);
-                data.insert(i, (rng.next() & 0xff) as u8);
+                data.insert(i, (rng.next_u64() & 0xff) as u8);
             }
             _ => {
                 // Swap two lines: keys out of order, items moved.

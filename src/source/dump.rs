@@ -233,6 +233,9 @@ pub fn load_reader(reader: impl Read) -> Result<Loaded, LoadError> {
     result.map(|()| loaded)
 }
 
+/// Where the input stopped being text: byte offset, line, and what was there.
+type NotText = (u64, u64, &'static str);
+
 /// Passes the input through, refusing what is not text: invalid UTF-8 or a
 /// NUL byte, with the byte offset and line where it is.
 struct TextCheck<R> {
@@ -241,7 +244,7 @@ struct TextCheck<R> {
     line: u64,
     /// The start of a UTF-8 sequence that the last read cut.
     pending: Vec<u8>,
-    problem: Rc<Cell<Option<(u64, u64, &'static str)>>>,
+    problem: Rc<Cell<Option<NotText>>>,
     end: Rc<Cell<LastLine>>,
 }
 
