@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use kube_lifecycle_exporter::cli::{Cli, Command, diagnose, runbook, serve};
+use kube_lifecycle_exporter::output::terminal;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -18,7 +19,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("kube-lifecycle-exporter: {err:#}");
+            // An input error quotes names and values from the input.
+            let message = format!("kube-lifecycle-exporter: {err:#}");
+            eprintln!("{}", terminal::visible(&message));
             ExitCode::FAILURE
         }
     }

@@ -4,6 +4,7 @@
 //! CPU from `/proc`, `/metrics` as a scraper sees it.
 
 pub mod cluster;
+pub mod fuzz;
 mod process;
 
 pub use cluster::Profile;

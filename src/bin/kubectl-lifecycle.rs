@@ -7,6 +7,7 @@ use clap::Parser;
 
 use kube_lifecycle_exporter::cli::kubectl_plugin::{PluginCli, PluginCommand, run};
 use kube_lifecycle_exporter::cli::runbook;
+use kube_lifecycle_exporter::output::terminal;
 
 fn main() -> ExitCode {
     let cli = PluginCli::parse();
@@ -21,7 +22,9 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("kubectl lifecycle: {err:#}");
+            // An error may quote what the cluster returned.
+            let message = format!("kubectl lifecycle: {err:#}");
+            eprintln!("{}", terminal::visible(&message));
             ExitCode::FAILURE
         }
     }

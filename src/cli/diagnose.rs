@@ -8,7 +8,7 @@ use jiff::Timestamp;
 
 use crate::diagnosis;
 use crate::model::plural::count;
-use crate::output::RunbookLinks;
+use crate::output::{RunbookLinks, terminal};
 use crate::source::dump;
 
 use super::report::{self, Format};
@@ -65,11 +65,13 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
     let (label, loaded) = load_input(file)?;
     let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
     let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
-    eprintln!(
+    // The summary names the kinds the dump declared, whatever they are.
+    let line = format!(
         "{label}: {}; {}",
         loaded.summary(),
         count(findings.len(), "finding", "findings")
     );
+    eprintln!("{}", terminal::visible(&line));
 
     let links =
         RunbookLinks::base_url_or_command(args.runbook_base_url.as_deref(), super::RUNBOOK_COMMAND);

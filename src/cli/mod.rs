@@ -82,10 +82,22 @@ impl Logging {
             .with_env_filter(filter)
             .with_writer(std::io::stderr);
         let _ = match self.log_format {
-            LogFormat::Text => builder.try_init(),
-            LogFormat::Json => builder.json().flatten_event(true).try_init(),
+            // Colours only for a person at a terminal: in a file, journald or
+            // `kubectl logs` the escape codes are noise.
+            LogFormat::Text => builder.with_ansi(colours_wanted()).try_init(),
+            LogFormat::Json => builder
+                .with_ansi(false)
+                .json()
+                .flatten_event(true)
+                .try_init(),
         };
     }
+}
+
+/// Standard error is a terminal and `NO_COLOR` (no-color.org) is unset or empty.
+fn colours_wanted() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Thresholds for anomalies that need time to be anomalies.

@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use jiff::Timestamp;
 
 use crate::diagnosis::Finding;
-use crate::output::{self, RunbookLinks};
+use crate::output::{self, RunbookLinks, terminal};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum Format {
@@ -30,8 +30,13 @@ pub(super) fn print(
 ) -> Result<()> {
     let text = match format {
         Format::Table => output::table::render(&findings, now, links),
-        Format::Json => output::json::render(&findings, links),
-        Format::Metrics => output::metrics::render(findings),
+        // The same JSON, with the characters a terminal would act on escaped.
+        Format::Json => {
+            terminal::json_escaped(&output::json::render(&findings, links)).into_owned()
+        }
+        // Label values are names from the input, which a dump does not
+        // validate as the API server does.
+        Format::Metrics => terminal::visible_lines(&output::metrics::render(findings)).into_owned(),
     };
     let mut stdout = std::io::stdout().lock();
     match stdout

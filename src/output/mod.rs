@@ -6,6 +6,7 @@ pub(crate) mod html;
 pub mod json;
 pub mod metrics;
 pub mod table;
+pub mod terminal;
 
 use crate::diagnosis::{Finding, Runbook};
 

@@ -7,6 +7,7 @@ use crate::model::age;
 use crate::model::plural::count;
 
 use super::RunbookLinks;
+use super::terminal::visible;
 
 const DETAIL_WIDTH: usize = 72;
 
@@ -31,6 +32,8 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
             if let Some(c) = &f.container {
                 object.push_str(&format!(" [{c}]"));
             }
+            // Every cell goes through `visible`: names, messages and images
+            // are written by whoever can create a pod or an event.
             [
                 f.namespace.clone().unwrap_or_else(|| "-".into()),
                 object,
@@ -41,6 +44,7 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
                 detail(f),
                 links.link(f.runbook()),
             ]
+            .map(|cell| visible(&cell).into_owned())
         })
         .collect();
     let mut widths = header.clone().map(|h| h.chars().count());
@@ -145,7 +149,10 @@ fn detail(f: &Finding) -> String {
 }
 
 fn shorten(text: &str, width: usize) -> String {
-    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line: String = visible(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if one_line.chars().count() <= width {
         one_line
     } else {

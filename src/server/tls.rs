@@ -110,8 +110,10 @@ impl fmt::Display for TlsVersion {
     }
 }
 
-/// Whether `tls_server_config` turns TLS on: any certificate, key or client
-/// setting given (an empty section means plain HTTP, as in the exporter-toolkit).
+/// Whether `tls_server_config` turns TLS on: any key written in it, even
+/// blank. Only an empty section (`{}`) means plain HTTP, as in the
+/// exporter-toolkit; a section with settings but no certificate is refused
+/// by [`settings`] rather than served as plain HTTP.
 pub(super) fn is_enabled(raw: &RawTls) -> bool {
     [
         &raw.cert,
@@ -121,10 +123,20 @@ pub(super) fn is_enabled(raw: &RawTls) -> bool {
         &raw.key_file,
         &raw.client_auth_type,
         &raw.client_ca_file,
+        &raw.min_version,
+        &raw.max_version,
     ]
     .into_iter()
-    .any(|v| given(v).is_some())
+    .any(Option::is_some)
+        || raw.client_allowed_sans.is_some()
+        || raw.cipher_suites.is_some()
+        || raw.curve_preferences.is_some()
+        || raw.prefer_server_cipher_suites.is_some()
 }
+
+const NO_CERTIFICATE: &str = "missing (or cert): tls_server_config has settings but no certificate, and TLS settings are never served as plain HTTP; give cert_file and key_file, or remove tls_server_config for plain HTTP";
+const NO_KEY: &str =
+    "missing (or key): a certificate needs its private key; give key_file (or key)";
 
 fn refuse_non_empty(field: &str, value: &Option<Vec<String>>, why: &str) -> Result<(), FieldError> {
     match value {
@@ -223,7 +235,7 @@ pub(super) fn settings(
         base,
         files,
     )?
-    .ok_or_else(|| FieldError::new("tls_server_config.cert_file", "missing (or cert)"))?;
+    .ok_or_else(|| FieldError::new("tls_server_config.cert_file", NO_CERTIFICATE))?;
     let (key_source, key_pem) = pem_source(
         &raw.key,
         &raw.key_file,
@@ -232,7 +244,7 @@ pub(super) fn settings(
         base,
         files,
     )?
-    .ok_or_else(|| FieldError::new("tls_server_config.key_file", "missing (or key)"))?;
+    .ok_or_else(|| FieldError::new("tls_server_config.key_file", NO_KEY))?;
     let client_ca = pem_source(
         &raw.client_ca,
         &raw.client_ca_file,

@@ -50,10 +50,20 @@ pub(crate) struct TlsSettings {
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum WebConfigError {
-    #[error("web config {path}: {source}")]
-    Read { path: PathBuf, source: io::Error },
-    #[error("web config {path}: {message}")]
-    Syntax { path: PathBuf, message: String },
+    // The io::Error is shown in the message and not offered as a source:
+    // `{err:#}` would print it twice.
+    #[error("web config {path}: {error}")]
+    Read { path: PathBuf, error: io::Error },
+    /// Never the file's text: it holds bcrypt hashes and perhaps keys.
+    #[error("web config {path}: line {line} column {column}: {field}{message}")]
+    Syntax {
+        path: PathBuf,
+        line: u64,
+        column: u64,
+        /// `field: `, or empty when the problem is not inside a field.
+        field: String,
+        message: String,
+    },
     #[error("web config {path}: {field}: {message}")]
     Invalid {
         path: PathBuf,
@@ -95,23 +105,50 @@ struct RawConfig {
     rate_limit: Option<serde::de::IgnoredAny>,
 }
 
+/// Every field is `Some` when its key is written, even blank or null, so a
+/// section that says anything at all turns TLS on and then needs a
+/// certificate: TLS settings are never silently plain HTTP.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTls {
+    #[serde(default, deserialize_with = "written")]
     pub cert: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub key: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub client_ca: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub cert_file: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub key_file: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub client_auth_type: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub client_ca_file: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub client_allowed_sans: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "written")]
     pub min_version: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub max_version: Option<String>,
+    #[serde(default, deserialize_with = "written")]
     pub cipher_suites: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "written")]
     pub curve_preferences: Option<Vec<String>>,
     /// rustls's `ignore_client_order`; true by default, as in the exporter-toolkit.
+    #[serde(default, deserialize_with = "written")]
     pub prefer_server_cipher_suites: Option<bool>,
+}
+
+/// A key that is written: its value, or the type's default for `null`.
+fn written<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Some(
+        Option::<T>::deserialize(deserializer)?.unwrap_or_default(),
+    ))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -140,16 +177,19 @@ pub(super) fn given(value: &Option<String>) -> Option<&str> {
 impl WebConfig {
     /// Reads and checks `path` and every file it names.
     pub(crate) fn load(path: &Path) -> Result<WebConfig, WebConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WebConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| WebConfigError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let raw: RawConfig = if is_blank_yaml(&text) {
             RawConfig::default()
         } else {
-            serde_saphyr::from_str(&text).map_err(|e| WebConfigError::Syntax {
+            parse(&text).map_err(|(line, column, field, message)| WebConfigError::Syntax {
                 path: path.to_path_buf(),
-                message: e.to_string(),
+                line,
+                column,
+                field,
+                message,
             })?
         };
         let base = match path.parent() {
@@ -189,6 +229,85 @@ impl WebConfig {
             files,
         })
     }
+}
+
+/// Parses the file; an error is its line, column, field path and message,
+/// without the snippet of the file the parser would show, and with any value
+/// written in the file hidden from the message.
+fn parse(text: &str) -> Result<RawConfig, (u64, u64, String, String)> {
+    let mut path = String::new();
+    let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
+        serde_path_to_error::deserialize::<_, RawConfig>(de).map_err(|e| {
+            path = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    let error = match parsed {
+        Ok(raw) => return Ok(raw),
+        Err(e) => e,
+    };
+    let error = error.without_snippet();
+    let (line, column) = error.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let mut message = error.to_string();
+    if let Some(rest) = message.strip_prefix("error: ") {
+        message = rest.to_string();
+    }
+    let prefix = format!("line {line} column {column}: ");
+    if let Some(rest) = message.strip_prefix(&prefix) {
+        message = rest.to_string();
+    }
+    // Only the first line: the rest would be a rendering of the input.
+    message = message
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    message = message.replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+    let suffix = format!(" at line {line}, column {column}");
+    if let Some(rest) = message.strip_suffix(&suffix) {
+        message = rest.to_string();
+    }
+    let field = match path.as_str() {
+        "" | "." => String::new(),
+        path => format!("{path}: "),
+    };
+    Err((line, column, field, hide_values(text, &message)))
+}
+
+/// `message` with every value written in `text` (what follows a `key:` or a
+/// `- `) replaced by `<value>`: a parser quotes what it did not expect, and
+/// that may be a bcrypt hash or a private key.
+fn hide_values(text: &str, message: &str) -> String {
+    let mut values: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let value = if let Some((_, value)) = line.split_once(": ") {
+            value
+        } else if let Some(value) = line.strip_prefix("- ") {
+            value
+        } else if line.ends_with(':') {
+            continue; // a key alone
+        } else {
+            line // a line of a block scalar: an inline key or certificate
+        };
+        values.push(value.trim());
+        // The pieces of a flow collection: `{a: x, b: y}`, `[x, y]`.
+        for piece in value.split([',', '{', '}', '[', ']']) {
+            let piece = piece.split_once(": ").map_or(piece, |(_, v)| v);
+            values.push(piece.trim().trim_matches(['"', '\'']));
+        }
+    }
+    values.retain(|v| v.chars().count() >= 3);
+    // Longest first, so a value is not left half hidden by a piece of it.
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    let mut message = message.to_string();
+    for value in values {
+        if message.contains(value) {
+            message = message.replace(value, "<value>");
+        }
+    }
+    message
 }
 
 fn is_blank_yaml(text: &str) -> bool {

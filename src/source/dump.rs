@@ -5,7 +5,9 @@
 //! read from a stream and never held whole: a JSON list item by item, YAML
 //! document by document.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -14,6 +16,7 @@ use serde::de::{
     DeserializeOwned, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
 };
 use serde_json::value::RawValue;
+use serde_saphyr::Spanned;
 
 use crate::model::plural::count;
 use crate::model::{Cluster, Event, EventsApiEvent, Kind, KindVisitor, Object, Slim};
@@ -24,21 +27,57 @@ pub enum LoadError {
     Empty,
     #[error("reading the input: {message}")]
     Read { message: String },
+    #[error(
+        "byte offset {offset} (line {line}): {what}: the input is not text; expected the JSON or YAML that `kubectl get -o json|yaml` prints"
+    )]
+    NotText {
+        offset: u64,
+        line: u64,
+        what: &'static str,
+    },
     #[error("document {document}: not valid JSON: {message}")]
     Json { document: usize, message: String },
-    #[error("not valid YAML: {message}")]
-    Yaml { message: String },
     #[error(
-        "document {document}{item}: expected a Kubernetes object (a mapping with `kind`), found {found}"
+        "document {document}: the input ends inside a JSON value at line {line} column {column}: it looks cut short"
+    )]
+    JsonCut {
+        document: usize,
+        line: usize,
+        column: usize,
+    },
+    #[error("document {document}, line {line} column {column}: not valid YAML: {message}")]
+    Yaml {
+        document: usize,
+        line: u64,
+        column: u64,
+        message: String,
+    },
+    #[error(
+        "line {line}: the input ends in the middle of an indented line: it looks cut short (`kubectl get -o yaml` ends its output with a line break)"
+    )]
+    YamlCut { line: u64 },
+    #[error(
+        "document {document}, line {line}: a List without `{missing}`: the input looks cut short (`kubectl get -o yaml` prints a List's `apiVersion`, `items`, `kind: List` and `metadata`)"
+    )]
+    ListCut {
+        document: usize,
+        line: u64,
+        missing: &'static str,
+    },
+    #[error(
+        "document {document}, {item}{line}: expected a Kubernetes object (a mapping with `kind`), found {found}"
     )]
     NotAnObject {
         document: usize,
+        line: LineOf,
         item: ItemIndex,
         found: &'static str,
     },
-    #[error("document {document}{item}: {what}: field `{path}`: {message}")]
+    #[error("document {document}, {}{path} ({what}{line}): {message}", .item.prefix())]
     BadObject {
         document: usize,
+        /// `, line N` where the object starts, when known.
+        line: LineOf,
         item: ItemIndex,
         /// `Pod ns/name`, or the kind alone when the name cannot be read.
         what: String,
@@ -47,14 +86,35 @@ pub enum LoadError {
     },
 }
 
-/// `, items[3]` when the object came from a List; empty otherwise.
+/// Which object of a document: `items[3]` when it came from a List or an
+/// array, the document itself otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ItemIndex(pub Option<usize>);
+
+impl ItemIndex {
+    /// The start of a field path: `items[3].`, or nothing.
+    fn prefix(&self) -> String {
+        self.0.map_or_else(String::new, |i| format!("items[{i}]."))
+    }
+}
 
 impl std::fmt::Display for ItemIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {
-            Some(i) => write!(f, ", items[{i}]"),
+            Some(i) => write!(f, "items[{i}]"),
+            None => f.write_str("the document"),
+        }
+    }
+}
+
+/// `, line N`: the line an object starts on, when the reader knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LineOf(pub Option<u64>);
+
+impl std::fmt::Display for LineOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(line) => write!(f, ", line {line}"),
             None => Ok(()),
         }
     }
@@ -90,6 +150,7 @@ fn list_now(
     };
     let bad = |message: String| LoadError::BadObject {
         document,
+        line: LineOf(None),
         item: ItemIndex(None),
         what: "List".to_string(),
         path: format!("metadata.annotations.{NOW_ANNOTATION}"),
@@ -176,15 +237,141 @@ pub fn load_str(input: &str) -> Result<Loaded, LoadError> {
 /// one list item at a time (each item is decoded into the model and its text
 /// dropped), YAML one document at a time.
 pub fn load_reader(reader: impl Read) -> Result<Loaded, LoadError> {
-    let mut input = BufReader::with_capacity(256 * 1024, reader);
+    let problem = Rc::new(Cell::new(None));
+    let end = Rc::new(Cell::new(LastLine::default()));
+    let checked = TextCheck {
+        inner: reader,
+        offset: 0,
+        line: 1,
+        pending: Vec::new(),
+        problem: problem.clone(),
+        end: end.clone(),
+    };
+    let mut input = BufReader::with_capacity(256 * 1024, checked);
     let mut loaded = Loaded::default();
-    let first = skip_leading_space(&mut input)?;
-    match first {
-        None => return Err(LoadError::Empty),
-        Some(b'{' | b'[') => load_json(&mut input, &mut loaded)?,
-        Some(_) => load_yaml(&mut input, &mut loaded)?,
+    let result = match skip_leading_space(&mut input) {
+        Ok(None) => Err(LoadError::Empty),
+        Ok(Some(b'{' | b'[')) => load_json(&mut input, &mut loaded),
+        Ok(Some(_)) => load_yaml(&mut input, &mut loaded).and_then(|()| {
+            // A YAML dump cut mid-line inside a nested value often still
+            // parses; kubectl ends every line, so such an end is a cut.
+            let last = end.get();
+            match last.first {
+                Some(b' ' | b'\t' | b'-') if !last.ended => {
+                    Err(LoadError::YamlCut { line: last.line })
+                }
+                _ => Ok(()),
+            }
+        }),
+        Err(e) => Err(e),
+    };
+    // Whatever a parser made of the reader's refusal, binary input is said
+    // to be binary, with where.
+    if let Some((offset, line, what)) = problem.get() {
+        return Err(LoadError::NotText { offset, line, what });
     }
-    Ok(loaded)
+    result.map(|()| loaded)
+}
+
+/// Where the input stopped being text: byte offset, line, and what was there.
+type NotText = (u64, u64, &'static str);
+
+/// Passes the input through, refusing what is not text: invalid UTF-8 or a
+/// NUL byte, with the byte offset and line where it is.
+struct TextCheck<R> {
+    inner: R,
+    offset: u64,
+    line: u64,
+    /// The start of a UTF-8 sequence that the last read cut.
+    pending: Vec<u8>,
+    problem: Rc<Cell<Option<NotText>>>,
+    end: Rc<Cell<LastLine>>,
+}
+
+/// The last line read so far: its first byte, whether a line break ended it,
+/// and its number.
+#[derive(Debug, Clone, Copy, Default)]
+struct LastLine {
+    first: Option<u8>,
+    ended: bool,
+    line: u64,
+}
+
+impl<R: Read> TextCheck<R> {
+    fn refuse(&mut self, at: usize, buf: &[u8], what: &'static str) -> std::io::Error {
+        // `at` counts from the start of `pending` followed by `buf`.
+        let before = at.saturating_sub(self.pending.len());
+        let lines = memchr::memchr_iter(b'\n', &buf[..before.min(buf.len())]).count() as u64;
+        let offset = (self.offset + at as u64).saturating_sub(self.pending.len() as u64);
+        self.problem.set(Some((offset, self.line + lines, what)));
+        std::io::Error::new(std::io::ErrorKind::InvalidData, what)
+    }
+}
+
+impl<R: Read> Read for TextCheck<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.problem.get().is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "not text",
+            ));
+        }
+        let n = self.inner.read(buf)?;
+        let data = &buf[..n];
+        if n == 0 {
+            if !self.pending.is_empty() {
+                return Err(self.refuse(0, data, "a UTF-8 sequence cut off at the end"));
+            }
+            return Ok(0);
+        }
+        if let Some(at) = memchr::memchr(0, data) {
+            let at = at + self.pending.len();
+            return Err(self.refuse(at, data, "a NUL byte"));
+        }
+        let joined;
+        let text: &[u8] = if self.pending.is_empty() {
+            data
+        } else {
+            joined = [self.pending.as_slice(), data].concat();
+            &joined
+        };
+        let pending = match std::str::from_utf8(text) {
+            Ok(_) => Vec::new(),
+            Err(e) if e.error_len().is_none() => text[e.valid_up_to()..].to_vec(),
+            Err(e) => return Err(self.refuse(e.valid_up_to(), data, "a byte that is not UTF-8")),
+        };
+        self.offset += n as u64;
+        self.line += memchr::memchr_iter(b'\n', data).count() as u64;
+        self.pending = pending;
+        let mut end = self.end.get();
+        match memchr::memrchr(b'\n', data) {
+            Some(p) if p + 1 == n => end.first = None,
+            Some(p) => end.first = Some(data[p + 1]),
+            None if end.ended || end.first.is_none() => end.first = Some(data[0]),
+            None => {}
+        }
+        end.ended = data[n - 1] == b'\n';
+        end.line = self.line;
+        self.end.set(end);
+        Ok(n)
+    }
+}
+
+/// The line serde_json is at, counted as it reads (it reads byte by byte).
+struct LineCount<R> {
+    inner: R,
+    line: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for LineCount<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let lines = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        if lines > 0 {
+            self.line.set(self.line.get() + lines);
+        }
+        Ok(n)
+    }
 }
 
 fn read_error(e: std::io::Error) -> LoadError {
@@ -239,22 +426,36 @@ fn load_json(input: &mut impl BufRead, loaded: &mut Loaded) -> Result<(), LoadEr
         if !matches!(first, b'{' | b'[') {
             return Err(LoadError::NotAnObject {
                 document,
+                line: LineOf(None),
                 item: ItemIndex(None),
                 found: json_type(first),
             });
         }
         let mut failure = None;
+        let line = Rc::new(Cell::new(1));
         let seed = DocumentSeed {
             document,
+            line: line.clone(),
             loaded: &mut *loaded,
             failure: &mut failure,
         };
-        let mut de = serde_json::Deserializer::from_reader(&mut *input);
+        let mut de = serde_json::Deserializer::from_reader(LineCount {
+            inner: &mut *input,
+            line,
+        });
         if let Err(e) = seed.deserialize(&mut de) {
             return Err(match failure {
                 Some(failure) => failure,
                 None if e.is_io() => LoadError::Read {
                     message: e.to_string(),
+                },
+                None if e.is_eof() => LoadError::Json {
+                    document,
+                    message: format!(
+                        "the input ends (EOF) inside a value at line {} column {}: it looks cut short",
+                        e.line(),
+                        e.column()
+                    ),
                 },
                 None => LoadError::Json {
                     document,
@@ -270,6 +471,7 @@ fn load_json(input: &mut impl BufRead, loaded: &mut Loaded) -> Result<(), LoadEr
 /// (serde errors carry text only) and the parse stopped.
 struct DocumentSeed<'a> {
     document: usize,
+    line: Rc<Cell<u64>>,
     loaded: &'a mut Loaded,
     failure: &'a mut Option<LoadError>,
 }
@@ -293,6 +495,7 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
         Items {
             document: self.document,
+            line: self.line,
             loaded: self.loaded,
             failure: self.failure,
         }
@@ -308,6 +511,7 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
             if key == "items" {
                 listed = map.next_value_seed(Items {
                     document: self.document,
+                    line: self.line.clone(),
                     loaded: &mut *self.loaded,
                     failure: &mut *self.failure,
                 })?;
@@ -330,7 +534,13 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
             };
         }
         let object = serde_json::Value::Object(fields);
-        load_object(Source::Value(&object), self.document, None, self.loaded).map_err(|e| {
+        load_object(
+            Source::Value(&object),
+            self.document,
+            Place::default(),
+            self.loaded,
+        )
+        .map_err(|e| {
             let message = e.to_string();
             *self.failure = Some(e);
             A::Error::custom(message)
@@ -342,6 +552,7 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
 /// when there was an array (`null` is an empty list).
 struct Items<'a> {
     document: usize,
+    line: Rc<Cell<u64>>,
     loaded: &'a mut Loaded,
     failure: &'a mut Option<LoadError>,
 }
@@ -369,13 +580,17 @@ impl<'de> Visitor<'de> for Items<'_> {
         let mut index = 0;
         while let Some(item) = seq.next_element::<Box<RawValue>>()? {
             let text = item.get().trim_start();
-            load_object(Source::Json(text), self.document, Some(index), self.loaded).map_err(
-                |e| {
-                    let message = e.to_string();
-                    *self.failure = Some(e);
-                    A::Error::custom(message)
-                },
-            )?;
+            // serde_json is at the item's end: back to its first line.
+            let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+            let place = Place {
+                item: Some(index),
+                line: Some(self.line.get().saturating_sub(lines)),
+            };
+            load_object(Source::Json(text), self.document, place, self.loaded).map_err(|e| {
+                let message = e.to_string();
+                *self.failure = Some(e);
+                A::Error::custom(message)
+            })?;
             index += 1;
         }
         Ok(true)
@@ -395,49 +610,181 @@ fn load_yaml(input: &mut impl Read, loaded: &mut Loaded) -> Result<(), LoadError
             max_total_scalar_bytes: usize::MAX,
         },
     };
-    let documents = serde_saphyr::read_with_options::<_, serde_json::Value>(input, options);
+    let documents = serde_saphyr::read_with_options::<_, Spanned<YamlDocument>>(input, options);
     for (index, document) in documents.enumerate() {
         let document_number = index + 1;
-        let document = document.map_err(|e| LoadError::Yaml {
-            message: e.to_string(),
-        })?;
+        let document = document.map_err(|e| yaml_error(document_number, &e))?;
         load_yaml_document(document, document_number, loaded)?;
     }
     Ok(())
 }
 
+/// A parser's error as the document, line, column and its first line of text.
+fn yaml_error(document: usize, error: &serde_saphyr::Error) -> LoadError {
+    let error = error.without_snippet();
+    let (line, column) = error.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let mut message = error.to_string();
+    for prefix in [
+        "error: ".to_string(),
+        format!("line {line} column {column}: "),
+    ] {
+        if let Some(rest) = message.strip_prefix(&prefix) {
+            message = rest.to_string();
+        }
+    }
+    let mut message = message
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    if let Some(rest) = message.strip_suffix(&format!(" at line {line}, column {column}")) {
+        message = rest.to_string();
+    }
+    LoadError::Yaml {
+        document,
+        line,
+        column,
+        message,
+    }
+}
+
+/// A YAML document as the loader needs it: a mapping's `items` (a List's)
+/// and the items of a bare sequence keep the line each starts on.
+enum YamlDocument {
+    Mapping {
+        fields: serde_json::Map<String, serde_json::Value>,
+        /// `None`: no `items` key; `Some(empty)` also for `items: null`.
+        items: Option<Vec<Spanned<serde_json::Value>>>,
+    },
+    Sequence(Vec<Spanned<serde_json::Value>>),
+    Scalar(&'static str),
+}
+
+impl<'de> Deserialize<'de> for YamlDocument {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(YamlDocumentVisitor)
+    }
+}
+
+struct YamlDocumentVisitor;
+
+impl<'de> Visitor<'de> for YamlDocumentVisitor {
+    type Value = YamlDocument;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a Kubernetes object, a List, or a sequence of objects")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<YamlDocument, A::Error> {
+        let mut fields = serde_json::Map::new();
+        let mut items = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                let list: Option<Vec<Spanned<serde_json::Value>>> = map.next_value()?;
+                items = Some(list.unwrap_or_default());
+            } else {
+                fields.insert(key, map.next_value()?);
+            }
+        }
+        Ok(YamlDocument::Mapping { fields, items })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<YamlDocument, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(YamlDocument::Sequence(items))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a number"))
+    }
+    fn visit_i128<E>(self, _: i128) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a number"))
+    }
+    fn visit_u128<E>(self, _: u128) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a string"))
+    }
+    fn visit_bytes<E>(self, _: &[u8]) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("a string"))
+    }
+    fn visit_unit<E>(self) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("null"))
+    }
+    fn visit_none<E>(self) -> Result<YamlDocument, E> {
+        Ok(YamlDocument::Scalar("null"))
+    }
+}
+
 fn load_yaml_document(
-    document: serde_json::Value,
+    document: Spanned<YamlDocument>,
     document_number: usize,
     loaded: &mut Loaded,
 ) -> Result<(), LoadError> {
-    match document {
-        serde_json::Value::Object(mut map)
-            if map
-                .get("kind")
-                .and_then(|k| k.as_str())
-                .is_some_and(|k| k.ends_with("List"))
-                && map
-                    .get("items")
-                    .is_some_and(|i| i.is_array() || i.is_null()) =>
-        {
-            if let Some(now) = list_now(map.get("metadata"), document_number)? {
+    let line = document.referenced.line();
+    let items = match document.value {
+        YamlDocument::Mapping {
+            fields,
+            items: Some(items),
+        } => {
+            // kubectl prints `apiVersion`, `items`, `kind`, `metadata` in this
+            // order: a dump cut inside the items has no `kind` after them,
+            // and is refused rather than read as if whole.
+            for missing in ["kind", "apiVersion"] {
+                if !fields.get(missing).is_some_and(|v| v.is_string()) {
+                    return Err(LoadError::ListCut {
+                        document: document_number,
+                        line,
+                        missing,
+                    });
+                }
+            }
+            if let Some(now) = list_now(fields.get("metadata"), document_number)? {
                 loaded.now = Some(now);
             }
-            let items = match map.remove("items") {
-                Some(serde_json::Value::Array(items)) => items,
-                _ => Vec::new(),
+            items
+        }
+        YamlDocument::Mapping {
+            fields,
+            items: None,
+        } => {
+            let object = serde_json::Value::Object(fields);
+            let place = Place {
+                item: None,
+                line: Some(line),
             };
-            for (i, item) in items.into_iter().enumerate() {
-                load_value_object(item, document_number, Some(i), loaded)?;
-            }
+            return load_object(Source::Value(&object), document_number, place, loaded);
         }
-        serde_json::Value::Array(items) => {
-            for (i, item) in items.into_iter().enumerate() {
-                load_value_object(item, document_number, Some(i), loaded)?;
-            }
+        YamlDocument::Sequence(items) => items,
+        YamlDocument::Scalar(found) => {
+            return Err(LoadError::NotAnObject {
+                document: document_number,
+                line: LineOf(Some(line)),
+                item: ItemIndex(None),
+                found,
+            });
         }
-        other => load_value_object(other, document_number, None, loaded)?,
+    };
+    for (i, item) in items.into_iter().enumerate() {
+        let place = Place {
+            item: Some(i),
+            line: Some(item.referenced.line()),
+        };
+        load_object(Source::Value(&item.value), document_number, place, loaded)?;
     }
     Ok(())
 }
@@ -464,38 +811,38 @@ fn value_type(value: &serde_json::Value) -> &'static str {
     }
 }
 
-fn load_value_object(
-    value: serde_json::Value,
-    document: usize,
+/// Which object of a document, and the line it starts on when known.
+#[derive(Debug, Clone, Copy, Default)]
+struct Place {
     item: Option<usize>,
-    loaded: &mut Loaded,
-) -> Result<(), LoadError> {
-    load_object(Source::Value(&value), document, item, loaded)
+    line: Option<u64>,
 }
 
 /// Reads one object's `apiVersion` and `kind`, then the object itself.
 fn load_object(
     source: Source,
     document: usize,
-    item: Option<usize>,
+    place: Place,
     loaded: &mut Loaded,
 ) -> Result<(), LoadError> {
     if let Some(found) = source.not_an_object() {
         return Err(LoadError::NotAnObject {
             document,
-            item: ItemIndex(item),
+            line: LineOf(place.line),
+            item: ItemIndex(place.item),
             found,
         });
     }
     let type_meta: TypeMeta = source.read().map_err(|(_, message)| LoadError::BadObject {
         document,
-        item: ItemIndex(item),
+        line: LineOf(place.line),
+        item: ItemIndex(place.item),
         what: "object".into(),
         path: "apiVersion/kind".into(),
         message,
     })?;
     let name: NamePeek = source.read().unwrap_or_default();
-    decode(type_meta, name, document, item, loaded, source)
+    decode(type_meta, name, document, place, loaded, source)
 }
 
 /// Where an object's text is: JSON text, or a value parsed from YAML.
@@ -546,14 +893,16 @@ fn decode(
     type_meta: TypeMeta,
     name: NamePeek,
     document: usize,
-    item: Option<usize>,
+    place: Place,
     loaded: &mut Loaded,
     source: Source,
 ) -> Result<(), LoadError> {
+    let item = place.item;
     let api_version = type_meta.api_version.unwrap_or_default();
     let Some(kind) = type_meta.kind.filter(|k| !k.is_empty()) else {
         return Err(LoadError::BadObject {
             document,
+            line: LineOf(place.line),
             item: ItemIndex(item),
             what: "object".into(),
             path: "kind".into(),
@@ -576,6 +925,7 @@ fn decode(
     };
     let fail = |(path, message): (String, String)| LoadError::BadObject {
         document,
+        line: LineOf(place.line),
         item: ItemIndex(item),
         what: what.clone(),
         path,
