@@ -630,3 +630,30 @@ async fn objects_dropped_without_events_are_found_by_the_relist_interval() {
     s.converges_within("after the lost deletions", RELIST_BOUND)
         .await;
 }
+
+/// Issue 24: a server that starts over and keeps no history answers neither
+/// 410 nor "too large": the watch resumed from the old version is simply
+/// served from now. The first event after it carries a resourceVersion below
+/// the one the watch resumed from, which only a server that started over
+/// sends; the exporter lists again then. Bound: the first change after the
+/// restart, plus RELIST_BOUND.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_without_history_that_starts_over_is_found_by_its_versions() {
+    let mut s = Scenario::start(&[]).await;
+    s.exporter.wait_ready().await;
+    s.converges("before").await;
+    s.server.set_fault("pods", Fault::NoHistory);
+    s.server.reset_store();
+    let gone = ["cam1-78b6fc6bc8-cjsw5", "zookeeper-0"];
+    refill_all_but(&s.server, &gone);
+    // The watches resume (from now, on this server) before anything changes.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut touched = example_objects()
+        .into_iter()
+        .find(|o| o["kind"] == "Pod" && !gone.contains(&o["metadata"]["name"].as_str().unwrap()))
+        .expect("the example has pods");
+    touched["metadata"]["labels"]["touched"] = serde_json::json!("yes");
+    s.server.apply(touched);
+    s.converges_within("after the first change on the new store", RELIST_BOUND)
+        .await;
+}

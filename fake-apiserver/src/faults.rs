@@ -23,6 +23,10 @@ pub enum Fault {
     /// Watches answer 200 and then send nothing, not even at `timeoutSeconds`;
     /// only a cut, a pause or the client going away ends them. Lists work.
     HangWatch,
+    /// A server that keeps no history and checks no version: a watch from a
+    /// resourceVersion it has not reached starts from now, without the
+    /// upstream "Too large resource version" (504). Lists work.
+    NoHistory,
     /// No fault; setting it clears the resource's fault.
     None,
 }

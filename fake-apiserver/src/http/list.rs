@@ -40,7 +40,7 @@ pub(crate) async fn request_fault(
             tokio::time::sleep(delay).await;
             Ok(())
         }
-        Fault::HangWatch | Fault::None => Ok(()),
+        Fault::HangWatch | Fault::NoHistory | Fault::None => Ok(()),
     }
 }
 

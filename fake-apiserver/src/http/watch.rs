@@ -51,14 +51,23 @@ pub(crate) async fn watch(
     params: Params,
 ) -> Result<Response, ApiError> {
     let rt = resources::resource(resource);
-    let hang = match shared.faults.get(rt.plural) {
+    let fault = shared.faults.get(rt.plural);
+    let hang = match fault {
         Fault::Forbidden => return Err(ApiError::forbidden(rt, "watch", namespace.as_deref())),
         Fault::ServerError => return Err(ApiError::internal_error()),
         Fault::HangWatch => true,
-        Fault::Slow(_) | Fault::None => false,
+        Fault::Slow(_) | Fault::NoHistory | Fault::None => false,
     };
     let (start, initial_events_end) = start_point(&params);
-    let start = if hang { WatchStart::Now } else { start };
+    let start = match start {
+        _ if hang => WatchStart::Now,
+        WatchStart::Since(requested)
+            if fault == Fault::NoHistory && requested > shared.store.resource_version() =>
+        {
+            WatchStart::Now
+        }
+        start => start,
+    };
     if let WatchStart::Since(requested) = start {
         // Upstream's watch cache waits this long for a version it has not
         // reached before it gives up with "Too large resource version".

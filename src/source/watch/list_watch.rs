@@ -255,6 +255,7 @@ where
                 return Some(Ok(Event::Scheduled));
             }
         };
+        let previous = resource_version.clone();
         let (event, resource_version) = match next {
             Some(Ok(WatchEvent::Added(object) | WatchEvent::Modified(object))) => {
                 let Some(version) = version_of(&object) else {
@@ -299,12 +300,38 @@ where
                 return None;
             }
         };
+        if let Some(status) = started_over(&previous, &resource_version) {
+            // The phase is left `Empty`: list again.
+            return Some(Err(watcher::Error::WatchError(Box::new(status))));
+        }
         self.phase = Phase::Watching {
             resource_version,
             stream,
         };
         event
     }
+}
+
+/// A watch event older than the version the watch resumed from: the server's
+/// history started over (a store restored or rebuilt, on a server that
+/// answers neither 410 nor "too large"). Versions are opaque to clients, but
+/// every server seen numbers them by a counter that only grows, so a step
+/// back is only trusted when both read as numbers. Answered as 410 Gone,
+/// which lists again.
+fn started_over(previous: &str, now: &str) -> Option<kube::core::Status> {
+    let (Ok(previous), Ok(now)) = (previous.parse::<u64>(), now.parse::<u64>()) else {
+        return None;
+    };
+    (now < previous).then(|| {
+        let mut status = kube::core::Status::failure(
+            &format!(
+                "resourceVersion went back from {previous} to {now}: the API server's history started over"
+            ),
+            "Expired",
+        );
+        status.code = 410;
+        status
+    })
 }
 
 /// Resolves at `deadline`, or never.
