@@ -217,13 +217,19 @@ fn selectors(toks: &[Tok]) -> Vec<Selector> {
     out
 }
 
-/// The `kube_lifecycle_` names an expression refers to, with whether each is
+/// Whether a series is the exporter's own: its `kube_lifecycle_` families and
+/// the standard `process_` families every exporter serves.
+fn the_exporters(name: &str) -> bool {
+    name.starts_with("kube_lifecycle_") || name.starts_with("process_")
+}
+
+/// The exporter's names an expression refers to, with whether each is
 /// followed by a matcher block.
 fn metric_references(toks: &[Tok]) -> Vec<(String, bool)> {
     toks.iter()
         .enumerate()
         .filter_map(|(i, t)| match t {
-            Tok::Ident(name) if name.starts_with("kube_lifecycle_") => {
+            Tok::Ident(name) if the_exporters(name) => {
                 Some((name.clone(), is_op(toks.get(i + 1), "{")))
             }
             _ => None,
@@ -913,13 +919,13 @@ fn every_referenced_metric_is_documented_in_docs_metrics_md() {
         let mut names: Vec<String> = toks
             .iter()
             .filter_map(|t| match t {
-                Tok::Ident(n) if n.starts_with("kube_lifecycle_") => Some(n.clone()),
+                Tok::Ident(n) if the_exporters(n) => Some(n.clone()),
                 _ => None,
             })
             .collect();
         for s in selectors(&toks) {
             if let Some(metric) = &s.metric
-                && !metric.starts_with("kube_lifecycle_")
+                && !the_exporters(metric)
                 && !PROMETHEUS_SERIES.contains(&metric.as_str())
             {
                 problems.push(format!(

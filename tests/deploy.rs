@@ -232,8 +232,10 @@ fn minify_drops_only_whitespace_between_tokens() {
 fn every_object_fits_kubectl_apply_s_annotation() {
     for object in base() {
         let size = serde_json::to_string(&object).unwrap().len();
+        // A quarter of the limit stays for the object's other annotations
+        // (the ConfigMaps carry none but the Grafana sidecar's label).
         assert!(
-            size < ANNOTATIONS_LIMIT / 2,
+            size < ANNOTATIONS_LIMIT * 3 / 4,
             "{} is {size} bytes: client-side `kubectl apply` copies it into an annotation (256 KiB for all)",
             kustomize::id(&object)
         );

@@ -513,6 +513,45 @@ local panels = import 'lib/panels.libsonnet';
               unit='s',
               style='lines',
             ),
+            p.timeseries(
+              'Series folded above the ceiling',
+              'Per-pod series of each family withheld because it had more than --max-series-per-family (kube_lifecycle_series_folded): that family is exposed by namespace, node and cause instead. 0 when every family is whole; the landing page and /findings still list every object.',
+              [{
+                expr: 'max by %s (%s) > 0' % [p.byCluster(target + ['family']), own('kube_lifecycle_series_folded')],
+                legend: '{{family}} {{instance}}',
+              }],
+              style='lines',
+            ) + p.links([p.runbookLink('KubeLifecycleExporterFoldingSeries')]),
+            p.timeseries(
+              'Exporter CPU',
+              'CPU used by each exporter instance, in cores (rate of process_cpu_seconds_total).',
+              [{ expr: 'sum by %s (rate(%s[$__rate_interval]))' % [p.byCluster(target), own('process_cpu_seconds_total')], legend: '{{instance}} ' + p.clusterLegend }],
+              style='lines',
+            ),
+            p.timeseries(
+              'Exporter memory',
+              'Resident memory (process_resident_memory_bytes) and address space (process_virtual_memory_bytes) of each exporter instance.',
+              [
+                { expr: 'max by %s (%s)' % [p.byCluster(target), own('process_resident_memory_bytes')], legend: 'resident {{instance}} ' + p.clusterLegend },
+                { expr: 'max by %s (%s)' % [p.byCluster(target), own('process_virtual_memory_bytes')], legend: 'virtual {{instance}} ' + p.clusterLegend },
+              ],
+              unit='bytes',
+              style='lines',
+            ),
+            p.timeseries(
+              'Exporter file descriptors in use',
+              'Open file descriptors over the limit (process_open_fds / process_max_fds) of each exporter instance.',
+              [{ expr: 'max by %s (%s / %s)' % [p.byCluster(target), own('process_open_fds'), own('process_max_fds')], legend: '{{instance}} ' + p.clusterLegend }],
+              unit='percentunit',
+              style='lines',
+            ),
+            p.timeseries(
+              'Exporter uptime',
+              'Time since each exporter instance started (process_start_time_seconds): a restart shows as a drop to zero.',
+              [{ expr: 'max by %s (time() - %s)' % [p.byCluster(target), own('process_start_time_seconds')], legend: '{{instance}} ' + p.clusterLegend }],
+              unit='s',
+              style='lines',
+            ),
             p.table(
               'Exporter versions',
               'Exporter instances by version (kube_lifecycle_build_info).',
