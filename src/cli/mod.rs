@@ -32,6 +32,8 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// Parsed once at startup: the size of the largest arguments costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Watch the cluster and serve /metrics, /findings and a landing page (the default).
     Serve(serve::ServeArgs),

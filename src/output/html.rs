@@ -40,6 +40,22 @@ fn foreign(text: &str) -> String {
     format!("<bdi>{}</bdi>", escape(text))
 }
 
+/// The watches' current errors, one paragraph each.
+fn watch_errors(html: &mut String, errors: &[(Kind, Option<String>, String)]) {
+    for (kind, scope, message) in errors {
+        let _ = writeln!(
+            html,
+            "<p class=\"bad\">{}{}: {}</p>",
+            kind.plural(),
+            scope
+                .as_deref()
+                .map(|s| format!(" in {}", foreign(s)))
+                .unwrap_or_default(),
+            foreign(message)
+        );
+    }
+}
+
 /// Percent-encodes a query value.
 fn query_value(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -472,18 +488,7 @@ pub(crate) fn landing(page: &Page) -> String {
                 ));
                 html.push_str("</details>\n");
             }
-            for (kind, scope, message) in *errors {
-                let _ = writeln!(
-                    html,
-                    "<p class=\"bad\">{}{}: {}</p>",
-                    kind.plural(),
-                    scope
-                        .as_deref()
-                        .map(|s| format!(" in {}", foreign(s)))
-                        .unwrap_or_default(),
-                    foreign(message)
-                );
-            }
+            watch_errors(&mut html, errors);
         }
     }
 
@@ -659,18 +664,7 @@ fn evidence(evidence: &Evidence) -> String {
                     kinds.join(", ")
                 );
             }
-            for (kind, scope, message) in *errors {
-                let _ = writeln!(
-                    html,
-                    "<p class=\"bad\">{}{}: {}</p>",
-                    kind.plural(),
-                    scope
-                        .as_deref()
-                        .map(|s| format!(" in {}", foreign(s)))
-                        .unwrap_or_default(),
-                    foreign(message)
-                );
-            }
+            watch_errors(&mut html, errors);
         }
     }
     html.push_str("</section>\n");

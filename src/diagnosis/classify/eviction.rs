@@ -240,19 +240,6 @@ mod tests {
     }
 
     #[test]
-    fn failures_of_the_pod_itself_are_not_evictions() {
-        assert_eq!(
-            eviction(
-                "DeadlineExceeded",
-                "Pod was active on the node longer than the specified deadline",
-                None
-            ),
-            None
-        );
-        assert_eq!(eviction("", "", None), None);
-    }
-
-    #[test]
     fn quantities_compare_across_units() {
         assert!(quantity("1Gi").unwrap() > quantity("1000Mi").unwrap());
         assert!(quantity("2G").unwrap() > quantity("1500Mi").unwrap());
