@@ -9,6 +9,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src/ src/
 COPY docs/runbooks/ docs/runbooks/
+# The /runbooks index reads each alert's severity and summary from the rule pack.
+COPY alerts/kube-lifecycle.rules.yaml alerts/kube-lifecycle.rules.yaml
 # Workspace members: cargo reads their manifests even when building another member.
 COPY fake-apiserver/ fake-apiserver/
 COPY bench/ bench/

@@ -423,7 +423,7 @@ fn the_example_is_judged_as_of_its_own_now() {
         let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
         ages.push(cells.trim().to_string());
     }
-    assert_eq!(ages.len(), 21, "{text}");
+    assert_eq!(ages.len(), 24, "{text}");
     for age in &ages {
         // `45m`, `3h47m`, `1d2h`: nothing older than two days.
         let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());

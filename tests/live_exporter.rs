@@ -170,6 +170,19 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         (
             "v1",
             "Pod",
+            Some("default"),
+            "ecsdemo-nodejs-6f8b9c7d5-k4m2p",
+        ),
+        ("v1", "Pod", Some("default"), "storefront-7c9d8b6f4-q8w2e"),
+        (
+            "v1",
+            "Pod",
+            Some("pgpool"),
+            "treetracker-pgpool-598947fd8f-vzvkq",
+        ),
+        (
+            "v1",
+            "Pod",
             Some("prophet-resource-qa312"),
             "pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw",
         ),
@@ -194,6 +207,21 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
     engine["status"]["containerStatuses"][2]["state"] =
         json!({"running": {"startedAt": "2024-06-01T10:00:00Z"}});
     engine["status"]["phase"] = json!("Running");
+    // ... and the pod turning Ready (else it is a pod_not_ready finding).
+    if let Some(conditions) = engine["status"]["conditions"].as_array_mut() {
+        for c in conditions {
+            if c["type"] == "Ready" || c["type"] == "ContainersReady" {
+                c["status"] = json!("True");
+            }
+        }
+    }
+    for status in engine["status"]["containerStatuses"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        status["ready"] = json!(true);
+    }
     server.apply(engine);
     // The refused controllers get their pods (the quota raised, the ServiceAccount
     // created, the Pod Security level fitted, the webhook back): their statuses
