@@ -8,7 +8,7 @@
 //! 12500 terminated pods by default); each is a finding here, and the metrics
 //! count them by namespace, owner and cause rather than one series each.
 
-use crate::model::{ConditionStatus, Pod};
+use crate::model::{ConditionStatus, Pod, PodCondition};
 
 use super::classify;
 use super::containers::pod_finding;
@@ -26,12 +26,7 @@ pub(super) fn diagnose(unsettled: &[&Pod], out: &mut Vec<Finding>) {
 /// The finding for an evicted or rejected pod; `None` for a pod that failed
 /// on its own.
 pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
-    let disruption = pod
-        .status
-        .conditions
-        .disruption_target
-        .as_deref()
-        .filter(|c| c.status == ConditionStatus::True);
+    let disruption = disruption_target(pod);
     let eviction = classify::eviction(
         pod.status.reason(),
         pod.status.message(),
@@ -78,12 +73,7 @@ pub(crate) fn eviction_cause(pod: &Pod) -> Option<super::EvictionCause> {
     if !pod.may_be_evicted() && !disrupted(pod) {
         return None;
     }
-    let disruption = pod
-        .status
-        .conditions
-        .disruption_target
-        .as_deref()
-        .filter(|c| c.status == ConditionStatus::True);
+    let disruption = disruption_target(pod);
     classify::eviction(
         pod.status.reason(),
         pod.status.message(),
@@ -93,9 +83,14 @@ pub(crate) fn eviction_cause(pod: &Pod) -> Option<super::EvictionCause> {
 }
 
 fn disrupted(pod: &Pod) -> bool {
+    disruption_target(pod).is_some()
+}
+
+/// The pod's DisruptionTarget condition, when it is True.
+fn disruption_target(pod: &Pod) -> Option<&PodCondition> {
     pod.status
         .conditions
         .disruption_target
         .as_deref()
-        .is_some_and(|c| c.status == ConditionStatus::True)
+        .filter(|c| c.status == ConditionStatus::True)
 }
