@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use lifecycle_bench::soak::{SoakConfig, soak};
 use lifecycle_bench::{Config, Profile, empty_rss, run, table};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -44,6 +45,9 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
     assert!(report.cpu_per_thousand_events().is_finite());
     // The pods were listed again after the server's history was lost.
     assert!(report.relist_seconds > 0.0 && report.relist_peak_rss > 0);
+    // The pod that started crash-looping during the churn was found.
+    assert_eq!(report.newcomer_seconds.len(), 1);
+    assert!(report.newcomer_seconds[0].is_some_and(|s| s < 60.0));
 
     // The storm at a small size: a third of the nodes lost, a registry
     // refusing pulls, events churned instead of pods.
@@ -72,4 +76,30 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
     assert!(storm.metrics_gzip_bytes * 3 < storm.metrics_bytes);
     assert!(storm.findings_filtered_bytes > 0 && storm.findings_bytes > 0);
     assert!(storm.churn_events_applied >= storm.churn_events_sent as f64);
+    assert!(storm.newcomer_seconds.iter().all(Option::is_some));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_soak_samples_the_resident_set_as_it_churns() {
+    let report = soak(&SoakConfig {
+        exporter: PathBuf::from(env!("CARGO_BIN_EXE_kube-lifecycle-exporter")),
+        pods: 300,
+        rate: 200,
+        duration: Duration::from_secs(3),
+        sample: Duration::from_secs(1),
+    })
+    .await
+    .expect("the soak completes");
+    let table = report.table();
+    println!("{table}");
+    // The sync's reading, then one a second.
+    assert!(report.samples.len() >= 3, "{table}");
+    assert!(report.samples.iter().all(|s| s.rss > 0));
+    assert!(
+        report
+            .samples
+            .windows(2)
+            .all(|w| w[0].changes < w[1].changes && w[0].seconds < w[1].seconds),
+        "{table}"
+    );
 }

@@ -431,3 +431,50 @@ fn anomaly(pod: &mut Value, family: &str, image: &str) {
         }
     }
 }
+
+/// Pod `i` in its `generation`th incarnation: a rollout replaced it `generation`
+/// times, each time under a new name and uid, as a ReplicaSet's pods are.
+pub fn pod_generation(i: usize, nodes: usize, generation: usize) -> Value {
+    let mut pod = pod(i, nodes);
+    if generation > 0 {
+        let name = format!(
+            "{}-r{generation}",
+            pod["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        pod["metadata"]["name"] = json!(name);
+        pod["metadata"]["uid"] = json!(format!(
+            "8d2c5e7a-{:04x}-4000-8000-{i:012}",
+            generation % 0x10000
+        ));
+    }
+    pod
+}
+
+/// A kubelet warning about a pod, new each time (`serial` names it), as a
+/// readiness probe failing now and then makes them.
+pub fn probe_warning(pod: &Value, serial: usize) -> Value {
+    let meta = &pod["metadata"];
+    let (ns, name) = (
+        meta["namespace"].as_str().unwrap_or_default(),
+        meta["name"].as_str().unwrap_or_default(),
+    );
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{name}.{serial:016x}"), "namespace": ns},
+        "involvedObject": {"kind": "Pod", "namespace": ns, "name": name, "apiVersion": "v1",
+                           "uid": meta["uid"], "fieldPath": "spec.containers{app}"},
+        "reason": "Unhealthy", "type": "Warning", "count": 1,
+        "source": {"component": "kubelet", "host": pod["spec"]["nodeName"]},
+        "firstTimestamp": "2024-06-01T09:00:00Z", "lastTimestamp": "2024-06-01T09:00:00Z",
+        "message": "Readiness probe failed: Get \"http://10.1.2.3:8080/ready\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"})
+}
+
+/// A pod that appears in CrashLoopBackOff during the churn, named by `k`, in
+/// the namespace of pod 0: the benchmark times how soon its finding shows.
+pub fn crash_looping_newcomer(k: usize, nodes: usize) -> Value {
+    let mut pod = pod(0, nodes);
+    pod["metadata"]["name"] = json!(format!("newcomer-{k}"));
+    pod["metadata"]["uid"] = json!(format!("5e1f0c2a-0000-4000-8000-{k:012}"));
+    pod["metadata"]["ownerReferences"] = json!([]);
+    anomaly(&mut pod, "crash_loop", "");
+    pod
+}

@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod fuzz;
 mod process;
+pub mod soak;
 
 pub use cluster::Profile;
 
@@ -83,6 +84,9 @@ pub struct Report {
     /// The peak resident set during that relist, while the model still held
     /// the old objects.
     pub relist_peak_rss: u64,
+    /// How long each crash-looping pod created during the churn took to show
+    /// on `/findings`, sorted; `None` for one not seen within a minute.
+    pub newcomer_seconds: Vec<Option<f64>>,
 }
 
 impl Report {
@@ -110,6 +114,9 @@ impl Report {
     }
     pub fn retained_bytes_per_pod(&self) -> f64 {
         self.steady_rss.saturating_sub(self.empty_rss) as f64 / self.pods as f64
+    }
+    pub fn relist_peak_ratio(&self) -> f64 {
+        self.relist_peak_rss as f64 / self.steady_rss as f64
     }
     /// CPU seconds per 1,000 watch events applied.
     pub fn cpu_per_thousand_events(&self) -> f64 {
@@ -350,8 +357,20 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     let mut cursor = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(10));
     let nodes_total = nodes;
+    // Every 10 s of churn a new pod starts crash-looping; a task polls
+    // `/findings` for it every 250 ms (few enough requests not to weigh on the
+    // CPU measured).
+    let mut newcomers = Vec::new();
     while churn_start.elapsed() < config.churn {
         tick.tick().await;
+        if churn_start.elapsed() >= Duration::from_secs(1 + 10 * newcomers.len() as u64) {
+            let k = newcomers.len();
+            let pod = cluster::crash_looping_newcomer(k, nodes_total);
+            let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+            let url = format!("{}/findings?namespace={namespace}", process.base());
+            server.apply(pod);
+            newcomers.push(tokio::spawn(newcomer_seen(url, format!("newcomer-{k}"))));
+        }
         let mut done = 0;
         while done < per_tick {
             let i = (cursor * 7919) % config.pods;
@@ -373,6 +392,11 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         }
     }
     let churn_seconds = churn_start.elapsed().as_secs_f64();
+    let mut newcomer_seconds = Vec::new();
+    for task in newcomers {
+        newcomer_seconds.push(task.await?);
+    }
+    newcomer_seconds.sort_by(|a, b| a.unwrap_or(f64::MAX).total_cmp(&b.unwrap_or(f64::MAX)));
     // Let the exporter drain what was sent. Its CPU is read before each scrape
     // that counts the events applied, so the counting scrape that finds them
     // all is not charged to the events.
@@ -449,7 +473,26 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
         churn_seconds,
         relist_seconds,
         relist_peak_rss,
+        newcomer_seconds,
     })
+}
+
+/// Seconds from now until `/findings` at `url` names the pod `name`; `None`
+/// after a minute.
+async fn newcomer_seen(url: String, name: String) -> Option<f64> {
+    let client = reqwest::Client::new();
+    let quoted = format!("\"{name}\"");
+    let since = Instant::now();
+    while since.elapsed() < Duration::from_secs(60) {
+        if let Ok(response) = client.get(&url).send().await
+            && let Ok(text) = response.text().await
+            && text.contains(&quoted)
+        {
+            return Some(since.elapsed().as_secs_f64());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    None
 }
 
 fn mib(bytes: u64) -> f64 {
@@ -468,7 +511,7 @@ pub fn table(reports: &[Report]) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(reports.len()));
     out.push('\n');
-    let rows: [Row; 26] = [
+    let rows: [Row; 28] = [
         ("nodes / objects", |r| {
             format!("{} / {}", r.nodes, r.objects)
         }),
@@ -566,12 +609,32 @@ pub fn table(reports: &[Report]) -> String {
         ("CPU at that churn", |r| {
             format!("{:.1}% of a core", 100.0 * r.churn_core_share())
         }),
+        (
+            "a new crash-looping pod on /findings during the churn (median / slowest)",
+            |r| {
+                let seen: Vec<f64> = r.newcomer_seconds.iter().flatten().copied().collect();
+                let missed = r.newcomer_seconds.len() - seen.len();
+                let mut cell = match (seen.get(seen.len() / 2), seen.last()) {
+                    (Some(median), Some(slowest)) => {
+                        format!("{median:.2} / {slowest:.2} s of {}", seen.len())
+                    }
+                    _ => "none created".to_string(),
+                };
+                if missed > 0 {
+                    cell.push_str(&format!(", {missed} not seen within 60 s"));
+                }
+                cell
+            },
+        ),
         ("relist after 410 Gone (time / peak RSS)", |r| {
             format!(
                 "{:.2} s / {:.0} MiB",
                 r.relist_seconds,
                 mib(r.relist_peak_rss)
             )
+        }),
+        ("relist peak / steady RSS", |r| {
+            format!("{:.2}×", r.relist_peak_ratio())
         }),
     ];
     for (name, cell) in rows {

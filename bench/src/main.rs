@@ -1,4 +1,5 @@
 //! `cargo run --release -p lifecycle-bench -- --pods 10000,50000,150000`
+//! `cargo run --release -p lifecycle-bench -- --pods 50000 --soak 3600s`
 //!
 //! Runs the release exporter against generated clusters of each size and
 //! prints the figures as a Markdown table.
@@ -8,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Parser;
+use lifecycle_bench::soak::{SoakConfig, soak};
 use lifecycle_bench::{Config, Profile, empty_rss, run, table};
 
 #[derive(Parser)]
@@ -36,6 +38,14 @@ struct Args {
     /// /metrics scrapes to time.
     #[arg(long, default_value_t = 50)]
     scrapes: usize,
+    /// Instead of the profiles: churn the first size's healthy cluster at
+    /// `--churn-rate` for this long, reading the exporter's resident set every
+    /// `--soak-sample` (e.g. `--pods 50000 --soak 3600s`).
+    #[arg(long, value_parser = humantime_like)]
+    soak: Option<Duration>,
+    /// How often the soak reads the resident set.
+    #[arg(long, default_value = "60s", value_parser = humantime_like)]
+    soak_sample: Duration,
 }
 
 fn humantime_like(s: &str) -> Result<Duration, String> {
@@ -53,6 +63,18 @@ async fn main() -> Result<()> {
             "{} not found: run `cargo build --release` first or pass --exporter",
             args.exporter.display()
         );
+    }
+    if let Some(duration) = args.soak {
+        let report = soak(&SoakConfig {
+            exporter: args.exporter.clone(),
+            pods: args.pods[0],
+            rate: args.churn_rate,
+            duration,
+            sample: args.soak_sample,
+        })
+        .await?;
+        println!("{}", report.table());
+        return Ok(());
     }
     let empty = empty_rss(&args.exporter).await?;
     let mut reports = Vec::new();

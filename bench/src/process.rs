@@ -64,6 +64,11 @@ impl ExporterProcess {
         })
     }
 
+    /// `http://address` the exporter listens on.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     pub async fn get(&self, path: &str) -> Result<String> {
         let response = self.http.get(format!("{}{path}", self.base)).send().await?;
         Ok(response.error_for_status()?.text().await?)
