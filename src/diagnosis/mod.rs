@@ -232,7 +232,8 @@ mod tests {
 
     /// The diagnosis decides from the model alone. No file of it names another
     /// part of the crate (a source, an output, the server), nor a crate that
-    /// reaches out of the process; it imports std, jiff, serde and the model.
+    /// reaches out of the process; it imports std, jiff, serde, the model and
+    /// aho-corasick (string matching for the message classifiers).
     #[test]
     fn the_diagnosis_imports_nothing_but_the_model() {
         // `doc_blocks` is the tests' check of generated documentation.
@@ -243,6 +244,7 @@ mod tests {
             "jiff::",
             "serde::",
             "serde_json::",
+            "aho_corasick::",
             "crate::",
             "super::",
             "self::",

@@ -3,7 +3,7 @@
 //! ([`super::chain`]): the layer of the chain that names a cause decides,
 //! whichever runtime wrote the wrappers around it.
 
-use super::chain::{Chain, GrpcCode, Signal, Weight};
+use super::chain::{Chain, GrpcCode, Signal, Signals, Weight};
 use crate::diagnosis::ImagePullCause;
 
 use ImagePullCause::*;
@@ -11,7 +11,7 @@ use Weight::*;
 
 /// The signals, by layer of the chain. Within a layer the innermost wins
 /// (see [`Chain::decide`]); rows only break ties at one position.
-const SIGNALS: &[Signal<ImagePullCause>] = &[
+static SIGNALS: Signals<ImagePullCause> = Signals::new(&[
     // --- The runtime itself, not the registry: no cause of the pull. ---
     Signal {
         cause: None,
@@ -204,7 +204,7 @@ const SIGNALS: &[Signal<ImagePullCause>] = &[
         weight: Weak,
         words: &["not found"],
     },
-];
+]);
 
 /// The gRPC code of the CRI error, when no layer of the chain says more.
 fn by_code(code: GrpcCode) -> Option<ImagePullCause> {
@@ -229,7 +229,7 @@ pub fn image_pull(message: &str) -> Option<ImagePullCause> {
     if chain.contains("no basic auth credentials") {
         return Some(Unauthorized);
     }
-    chain.decide(SIGNALS, by_code)
+    chain.decide(&SIGNALS, by_code)
 }
 
 /// Whether a warning event reports a failed pull or inspect of an image (not
