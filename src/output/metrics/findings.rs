@@ -662,7 +662,7 @@ impl<S: FindingsSource> FindingsCollector<S> {
                     family,
                     series,
                     ceiling = self.ceiling.unwrap_or_default(),
-                    "too many series: folding this family's per-pod series by namespace; /findings and the page still list every object"
+                    "too many series: folding this family's per-pod series into aggregates (by namespace, node and cause, or by node and cause); /findings and the page still list every object"
                 );
             } else if !over && held.remove(family) {
                 tracing::info!(
@@ -703,12 +703,13 @@ fn encode_findings(
         None,
         MetricType::Gauge,
     )?;
+    let mut counts: BTreeMap<(Anomaly, &str), usize> = BTreeMap::new();
+    for f in findings {
+        *counts.entry((f.anomaly(), f.cause.as_str())).or_default() += 1;
+    }
     for anomaly in Anomaly::ALL {
         for (cause, _) in Cause::vocabulary(*anomaly) {
-            let count = findings
-                .iter()
-                .filter(|f| f.anomaly() == *anomaly && f.cause.as_str() == cause)
-                .count();
+            let count = counts.get(&(*anomaly, cause)).copied().unwrap_or_default();
             let labels = [("anomaly", anomaly.as_str()), ("cause", cause)];
             ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
         }
@@ -728,9 +729,16 @@ fn encode_findings(
                 Some(_) => of_family().map(|f| (family.samples)(f).len()).sum(),
                 None => 0,
             };
-            if ceiling.is_some_and(|ceiling| series > ceiling) {
+            if let Some(ceiling) = ceiling.filter(|ceiling| series > *ceiling) {
                 folds.push((family.name, series));
-                for (labels, value) in fold(family, of_family()) {
+                let mut folded = fold(family, of_family(), true);
+                // Pods of a namespace spread over many nodes: when folding by
+                // namespace still leaves more series than the ceiling, the
+                // namespace goes too (series by node, registry, cause).
+                if folded.len() > ceiling {
+                    folded = fold(family, of_family(), false);
+                }
+                for (labels, value) in folded {
                     let labels: Vec<(&str, &str)> = folded_label_names(family)
                         .zip(labels.iter().map(String::as_str))
                         .collect();
@@ -772,17 +780,22 @@ fn encode_findings(
     Ok(folds)
 }
 
-/// A family's samples folded by namespace and the family's own labels.
+/// A family's samples folded by the family's own labels, and by namespace
+/// when `by_namespace` (else the namespace is empty: the label is absent).
 fn fold<'a>(
     family: &Family,
     findings: impl Iterator<Item = &'a Finding>,
+    by_namespace: bool,
 ) -> BTreeMap<Vec<String>, f64> {
     let mut folded: BTreeMap<Vec<String>, f64> = BTreeMap::new();
     for finding in findings {
         for sample in (family.samples)(finding) {
-            let key: Vec<String> = std::iter::once(text(&finding.namespace))
-                .chain(sample.labels)
-                .collect();
+            let namespace = if by_namespace {
+                text(&finding.namespace)
+            } else {
+                String::new()
+            };
+            let key: Vec<String> = std::iter::once(namespace).chain(sample.labels).collect();
             folded
                 .entry(key)
                 .and_modify(|held| *held = family.fold.combine(*held, sample.value))
@@ -919,6 +932,39 @@ mod tests {
         ));
         // 0 is no ceiling.
         assert_eq!(lines(&scrape(findings, 0), since).len(), 4);
+    }
+
+    #[test]
+    fn when_namespaces_do_not_fold_enough_the_namespace_goes_too() {
+        // A lost node's pods come from many namespaces: by namespace and node
+        // there are as many series as pods.
+        let findings: Vec<Finding> = (0..6)
+            .map(|i| {
+                terminating(
+                    &format!("ns-{i}"),
+                    "web",
+                    &format!("worker-{}", i % 2),
+                    1_000 + i,
+                )
+            })
+            .collect();
+        let since = "kube_lifecycle_pod_terminating_since_timestamp_seconds";
+        let folded = scrape(findings, 3);
+        let mut got = lines(&folded, since);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                format!(
+                    "{since}{{namespace=\"\",node=\"worker-0\",cause=\"node_not_ready\"}} 1000.0"
+                ),
+                format!(
+                    "{since}{{namespace=\"\",node=\"worker-1\",cause=\"node_not_ready\"}} 1001.0"
+                ),
+            ],
+            "{folded}"
+        );
+        assert!(folded.contains(&format!("{FOLDED_FAMILY}{{family=\"{since}\"}} 6")));
     }
 
     #[test]
