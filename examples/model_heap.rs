@@ -4,6 +4,7 @@
 //!
 //! ```sh
 //! cargo run --release --example model_heap -- 150000
+//! cargo run --release --example model_heap -- 20000 storm
 //! ```
 //!
 //! The pods are the benchmark's (`bench/src/cluster.rs`, about 8 KB of JSON each).
@@ -65,7 +66,14 @@ fn main() {
             std::process::exit(2)
         }),
     };
-    let generated = cluster::generate(pods);
+    let profile: cluster::Profile = match std::env::args().nth(2) {
+        None => cluster::Profile::Healthy,
+        Some(arg) => arg.parse().unwrap_or_else(|e| {
+            eprintln!("usage: model_heap [PODS [healthy|storm]]  ({e})");
+            std::process::exit(2)
+        }),
+    };
+    let generated = cluster::generate_profile(pods, profile);
     let pod_texts: Vec<String> = generated.pods.iter().map(Value::to_string).collect();
     let json_bytes: usize = pod_texts.iter().map(String::len).sum();
     let pods_only = list(&generated.pods);
@@ -89,6 +97,7 @@ fn main() {
     let nodes_only = of_kinds(&["Node"]);
     let workloads_only = of_kinds(&["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"]);
     let namespaces_only = of_kinds(&["Namespace"]);
+    let events_only = of_kinds(&["Event"]);
     drop(generated);
 
     // The slim pods alone, in a vector of exactly their number.
@@ -118,6 +127,7 @@ fn main() {
         ("  of the nodes", nodes_only),
         ("  of the workloads", workloads_only),
         ("  of the namespaces", namespaces_only),
+        ("  of the events", events_only),
         ("model of everything", everything),
     ] {
         let before = live();

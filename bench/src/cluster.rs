@@ -198,13 +198,14 @@ fn pod_name(i: usize) -> String {
     }
 }
 
+/// The image of pod `i`: one per ReplicaSet, as a rollout's pods share one.
 fn image_of(i: usize) -> String {
-    let app = format!("app-{}", i / PODS_PER_REPLICASET);
+    let rs = i / PODS_PER_REPLICASET;
     format!(
-        "{FAILING_REGISTRY}/team-{}/{app}:1.{}.{}",
-        i % 40,
-        i % 9,
-        i % 17
+        "{FAILING_REGISTRY}/team-{}/app-{rs}:1.{}.{}",
+        rs % 40,
+        rs % 9,
+        rs % 17
     )
 }
 
