@@ -495,7 +495,8 @@ async fn newcomer_seen(url: String, name: String) -> Option<f64> {
     None
 }
 
-fn mib(bytes: u64) -> f64 {
+/// Bytes in MiB, as the tables print them.
+pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 

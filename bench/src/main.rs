@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Parser;
 use lifecycle_bench::soak::{SoakConfig, soak};
-use lifecycle_bench::{Config, Profile, empty_rss, run, table};
+use lifecycle_bench::{Config, Profile, empty_rss, mib, run, table};
 
 #[derive(Parser)]
 #[command(about = "Benchmark the exporter against generated clusters")]
@@ -95,9 +95,6 @@ async fn main() -> Result<()> {
             println!("{}", table(&reports));
         }
     }
-    println!(
-        "exporter RSS with an empty cluster: {:.1} MiB",
-        empty as f64 / 1048576.0
-    );
+    println!("exporter RSS with an empty cluster: {:.1} MiB", mib(empty));
     Ok(())
 }

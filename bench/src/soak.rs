@@ -16,6 +16,7 @@ use fake_apiserver::FakeApiServer;
 use serde_json::json;
 
 use crate::cluster::{self, Profile};
+use crate::mib;
 use crate::process::ExporterProcess;
 
 /// Warnings kept before the oldest is deleted.
@@ -71,7 +72,7 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
     let synced_rss = process.rss()?;
     eprintln!(
         "[soak] synced, {:.1} MiB; churning {} changes/s for {} s",
-        synced_rss as f64 / 1048576.0,
+        mib(synced_rss),
         config.rate,
         config.duration.as_secs()
     );
@@ -139,7 +140,7 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
                 "[soak] {:>5.0} s, {} changes, {:.1} MiB",
                 sample.seconds,
                 sample.changes,
-                sample.rss as f64 / 1048576.0
+                mib(sample.rss)
             );
             samples.push(sample);
             next_sample += config.sample;
@@ -154,10 +155,6 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
         synced_rss,
         samples,
     })
-}
-
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / 1048576.0
 }
 
 impl SoakReport {
