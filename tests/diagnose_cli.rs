@@ -1,32 +1,17 @@
 //! The `diagnose` command end to end: the real binary on the embedded example and
 //! on bad input.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kube-lifecycle-exporter");
+mod common;
+
+use common::cli::BIN;
+
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
 const NOW: &str = "2024-06-01T00:00:00Z";
 
 fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
+    common::cli::run(args, stdin.unwrap_or_default().as_bytes())
 }
 
 fn stdout(o: &Output) -> String {

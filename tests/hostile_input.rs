@@ -7,13 +7,16 @@
 //! kubelet message, from the write-up the example cites) with hostile text
 //! put into its names and messages.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_kube-lifecycle-exporter");
+mod common;
+
+use common::cli::{BIN, run};
+
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
 
 /// What a terminal acts on: ESC (CSI, OSC 8 links, titles), the 8-bit CSI
@@ -23,18 +26,6 @@ const HOSTILE: &[char] = &[
     '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{200e}',
     '\u{200f}', '\u{61c}',
 ];
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn hostile_dump() -> String {
     let name = "alert-engine\u{1b}]0;pwned\u{7}-\u{202e}7d4f\u{2066}x\u{2069}";

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod alerting;
+pub mod cli;
 pub mod daemons;
 pub mod dashboards;
 pub mod exporter;
