@@ -55,6 +55,11 @@
     registryFailingImages: 3,
     registryFailingNamespaces: 2,
 
+    // KubeLifecyclePodSandboxFailing: pod sandboxes failing for the same cause
+    // (the network plugin, the sandbox image) on at least this many nodes are the
+    // cluster's outage, not one node's.
+    sandboxFailingNodes: 2,
+
     // Per-alert overrides, by alert name: `severity` (a label value), `for`,
     // `keep_firing_for`, extra `labels`. Keep an inhibiting alert's `for` no longer
     // than the alerts it inhibits (alerts/README.md).

@@ -358,3 +358,29 @@ fn container_creating_without_events_counts_only_after_a_while() {
     let findings = diagnose_at(&[pod], "2024-06-01T12:30:00Z");
     assert_eq!(only(&findings, "slow").cause.to_string(), "unknown");
 }
+
+/// istio/istio#42792 and #21030: a node's cron ran `docker system prune`, which
+/// removed the exited istio-init; the kubelet ran it again beside the running
+/// app and proxy, and the second run fails on "iptables: Chain already exists."
+#[test]
+fn an_init_container_rerun_beside_a_running_app_is_named_so() {
+    let mut pod = running_pod("shop", "productpage", "n1", None);
+    pod["spec"]["initContainers"] =
+        json!([{"name": "istio-init", "image": "docker.io/istio/proxyv2:1.5.0"}]);
+    pod["status"]["initContainerStatuses"] = json!([{
+        "name": "istio-init", "image": "docker.io/istio/proxyv2:1.5.0", "ready": false, "restartCount": 398,
+        "state": {"waiting": {"reason": "CrashLoopBackOff",
+            "message": "back-off 5m0s restarting failed container=istio-init pod=productpage"}},
+        "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+            "message": "+ iptables -t nat -N ISTIO_REDIRECT\niptables: Chain already exists.\n",
+            "startedAt": "2024-06-01T11:50:00Z", "finishedAt": "2024-06-01T11:50:01Z"}}}]);
+    let findings = diagnose(&[ready_node("n1"), pod]);
+    let f = only(&findings, "productpage");
+    assert_eq!(f.cause.to_string(), "init_rerun");
+    assert_eq!(f.container.as_deref(), Some("istio-init"));
+    assert_eq!(
+        f.container_kind,
+        Some(kube_lifecycle_exporter::model::ContainerKind::Init)
+    );
+    assert!(f.message.contains("Chain already exists"), "{}", f.message);
+}

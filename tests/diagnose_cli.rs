@@ -49,17 +49,22 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         })
         .collect();
     let want = [
+        "Pod batch/nightly-export-8xq2d pod_terminating node_not_ready",
         "Pod cam/cam1-78b6fc6bc8-cjsw5 pod_terminating cleanup_pending",
         "Pod cron/crontab-runner-7697bd68c9-qx7tm pod_terminating node_not_ready",
         "Pod middleware/zookeeper-0 pod_terminating containers_running",
         "Deployment cron/crontab-runner recreate_blocked node_not_ready",
         "StatefulSet middleware/zookeeper statefulset_blocked containers_running",
+        "Job batch/nightly-export job_blocked node_not_ready",
         "Namespace -/legacy-app namespace_terminating finalizers_remaining",
         "Namespace -/old-tenant namespace_terminating namespace_finalizer",
+        "Pod ci/log-backfill-28617780-kq2zs pod_pending node_disk_pressure",
         "Pod default/cpu-hungry pod_pending insufficient_cpu",
         "Pod default/nightly-batch-7d8f9c5b6-h4j2k pod_pending not_scheduled",
         "Pod default/report-builder-5f7b9c6d4-2mzvq pod_pending insufficient_pods",
         "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
+        "Pod payments/checkout-6b8f9d7c5-x2k4p container_creating cni",
+        "Pod orders/orders-api-7d4c9b8f6-5lq2w[wait-for-db] init_container_running running",
         "Pod env30/alert-engine-alert-engine-54fd454f64-clbd7[filebeat] image_pull qps_exceeded",
         "Pod fangrong/pms-558b58dfbd-fpjzl[pms] image_pull inspect_error",
         "Pod default/ecsdemo-nodejs-6f8b9c7d5-k4m2p[ecsdemo-nodejs] crash_loop liveness_probe",
@@ -86,6 +91,7 @@ fn json_findings_have_exactly_the_documented_keys() {
         "anomaly",
         "cause",
         "container",
+        "container_type",
         "kind",
         "message",
         "name",
@@ -160,7 +166,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 25, "{text}");
+    assert_eq!(lines.len(), 30, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -185,7 +191,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
     assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
-    assert!(stderr(&out).contains("24 findings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("29 findings"), "{}", stderr(&out));
 }
 
 #[test]
@@ -408,7 +414,7 @@ fn the_example_is_judged_as_of_its_own_now() {
         let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
         ages.push(cells.trim().to_string());
     }
-    assert_eq!(ages.len(), 24, "{text}");
+    assert_eq!(ages.len(), 29, "{text}");
     for age in &ages {
         // `45m`, `3h47m`, `1d2h`: nothing older than two days.
         let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());
@@ -545,7 +551,7 @@ fn wording_is_plural_where_plural_and_says_what_is_wrong() {
         .unwrap();
     assert!(
         daemonset["message"].as_str().unwrap().starts_with(
-            "no pod on any of the 4 ready nodes it should run on; its controller schedules none of them; hostPort 9100/TCP on node"
+            "no pod on any of the 6 ready nodes it should run on; its controller schedules none of them; hostPort 9100/TCP on node"
         ),
         "{daemonset}"
     );

@@ -193,10 +193,22 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
             "severity",
             "critical",
         ),
+        // A sandbox is the node's: one ticket per node and cause.
         (
-            "KubeLifecyclePodContainerCreatingStuck",
+            "KubeLifecyclePodSandboxFailingOnNode",
+            "node",
+            "m7-devops-128107",
+        ),
+        ("KubeLifecyclePodSandboxFailingOnNode", "node", "tke-node"),
+        (
+            "KubeLifecycleInitContainerStuck",
             "pod",
-            "dnsuutils-ds-7q6dr",
+            "orders-api-7d4c9b8f6-5lq2w",
+        ),
+        (
+            "KubeLifecycleNodesUnderPressure",
+            "cause",
+            "node_disk_pressure",
         ),
         (
             "KubeLifecycleImagePullRateLimited",
@@ -303,7 +315,8 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
             // one of them, and the failing registry's pods.
             assert!(
                 !(name.starts_with("KubeLifecyclePodTerminating")
-                    || name == "KubeLifecycleDeploymentRecreateBlocked")
+                    || name == "KubeLifecycleDeploymentRecreateBlocked"
+                    || name == "KubeLifecycleJobBlockedByTerminating")
                     || alert["labels"]["node"] != "ucloud-node-7",
                 "inhibited by KubeLifecycleNodeLost: {alert:#}"
             );
@@ -340,6 +353,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
     for inhibited in [
         "KubeLifecyclePodTerminatingNodeLost",
         "KubeLifecycleDeploymentRecreateBlocked",
+        "KubeLifecycleJobBlockedByTerminating",
     ] {
         assert!(firing_names.contains(inhibited), "{firing_names:?}");
     }

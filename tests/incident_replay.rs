@@ -506,6 +506,120 @@ fn webhook_outage() -> Vec<Value> {
     objects
 }
 
+/// A meshed pod (Istio's proxy as a native sidecar) with no sandbox yet: every
+/// container, init or not, waits with reason `PodInitializing`.
+fn meshed_without_sandbox(namespace: &str, name: &str, node: &str) -> Value {
+    let waits = |c: &str| {
+        json!({"name": c, "image": "docker.io/istio/proxyv2:1.24.0", "ready": false, "restartCount": 0,
+            "started": false, "state": {"waiting": {"reason": "PodInitializing"}}})
+    };
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid(name), "creationTimestamp": at(-1500),
+            "ownerReferences": owner("ReplicaSet", &format!("{namespace}-rs"))},
+        "spec": {"nodeName": node, "schedulerName": "default-scheduler",
+            "initContainers": [{"name": "istio-init", "image": "docker.io/istio/proxyv2:1.24.0"},
+                {"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.24.0", "restartPolicy": "Always"}],
+            "containers": [{"name": "app", "image": "ghcr.io/acme/app:1.0"}]},
+        "status": {"phase": "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": at(-1500)},
+                {"type": "Initialized", "status": "False", "reason": "ContainersNotInitialized"},
+                {"type": "Ready", "status": "False", "reason": "ContainersNotReady", "lastTransitionTime": at(-1500)}],
+            "initContainerStatuses": [waits("istio-init"), waits("istio-proxy")],
+            "containerStatuses": [waits("app")]}})
+}
+
+/// The kubelet's FailedCreatePodSandBox about `pod`, as the network plugin
+/// (Calico, projectcalico/calico#8379) answers it.
+fn sandbox_failed(namespace: &str, pod: &str, node: &str) -> Value {
+    let message = "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox \"d9f4c91394d548cca1b189e665fd0532f158bb5bb4407153aa48e1af40afe2f0\": plugin type=\"calico\" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized";
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{pod}.sandbox"), "namespace": namespace},
+        "involvedObject": {"kind": "Pod", "name": pod, "namespace": namespace, "uid": uid(pod)},
+        "reason": "FailedCreatePodSandBox", "message": message, "type": "Warning", "count": 40,
+        "source": {"component": "kubelet", "host": node},
+        "firstTimestamp": at(-1400), "lastTimestamp": at(-20)})
+}
+
+/// The network plugin fails on one node only: that node's pods get no sandbox.
+fn cni_down_on_one_node() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    for (ns, pod) in [
+        ("shop", "web-6c8d9-a"),
+        ("shop", "web-6c8d9-b"),
+        ("billing", "api-5f7b-c"),
+    ] {
+        objects.push(meshed_without_sandbox(ns, pod, "worker-2"));
+        objects.push(sandbox_failed(ns, pod, "worker-2"));
+    }
+    objects
+}
+
+/// The network plugin's credentials are refused everywhere: no node starts a pod.
+fn cni_down_everywhere() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    for (i, node) in ["worker-1", "worker-2", "worker-3", "worker-1"]
+        .iter()
+        .enumerate()
+    {
+        let pod = format!("web-6c8d9-{i}");
+        objects.push(meshed_without_sandbox("shop", &pod, node));
+        objects.push(sandbox_failed("shop", &pod, node));
+    }
+    objects
+}
+
+/// A Helm chart's wait-for-db init container loops for an hour on a database
+/// Service with no endpoint; the app's other pod runs.
+fn init_container_stuck() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.push(running(
+        "orders",
+        "orders-api-7d4c-aaaaa",
+        "worker-1",
+        owner("ReplicaSet", "orders-api-7d4c"),
+        "ghcr.io/acme/orders-api:2.8",
+    ));
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "orders-api-7d4c-bbbbb", "namespace": "orders", "uid": uid("orders-api-7d4c-bbbbb"),
+            "creationTimestamp": at(-3600), "ownerReferences": owner("ReplicaSet", "orders-api-7d4c")},
+        "spec": {"nodeName": "worker-2", "schedulerName": "default-scheduler",
+            "initContainers": [{"name": "wait-for-db", "image": "busybox:1.36",
+                "command": ["sh", "-c", "until nc -z orders-db 5432; do sleep 2; done"]}],
+            "containers": [{"name": "app", "image": "ghcr.io/acme/orders-api:2.8"}]},
+        "status": {"phase": "Pending", "startTime": at(-3595),
+            "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": at(-3600)},
+                {"type": "Initialized", "status": "False", "reason": "ContainersNotInitialized"},
+                {"type": "Ready", "status": "False", "reason": "ContainersNotReady", "lastTransitionTime": at(-3595)}],
+            "initContainerStatuses": [{"name": "wait-for-db", "image": "busybox:1.36", "ready": false,
+                "restartCount": 0, "started": true, "state": {"running": {"startedAt": at(-3590)}}}],
+            "containerStatuses": [{"name": "app", "image": "ghcr.io/acme/orders-api:2.8", "ready": false,
+                "restartCount": 0, "started": false, "state": {"waiting": {"reason": "PodInitializing"}}}]}}));
+    objects
+}
+
+/// A Job that replaces pods only once gone (it has a podFailurePolicy) waits for
+/// its pod on a powered-off node: the node's page covers the Job's ticket.
+fn job_on_lost_node() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.push(node("worker-3", false));
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "nightly-export", "namespace": "batch", "uid": uid("nightly-export")},
+        "spec": {"completions": 1, "parallelism": 1, "podReplacementPolicy": "Failed",
+            "podFailurePolicy": {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]}},
+        "status": {"active": 0, "terminating": 1, "startTime": at(-7200)}}));
+    objects.push(deleted(
+        running(
+            "batch",
+            "nightly-export-8xq2d",
+            "worker-3",
+            owner("Job", "nightly-export"),
+            "ghcr.io/acme/export:5.0",
+        ),
+        900,
+    ));
+    objects
+}
+
 /// The pages and tickets each incident must make, at most and at least.
 struct Incident {
     name: &'static str,
@@ -568,6 +682,40 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        disturbed: false,
+    },
+    // One node's network plugin: one ticket naming the node, not one per pod.
+    Incident {
+        name: "cni-one-node",
+        objects: cni_down_on_one_node,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        disturbed: false,
+    },
+    // Every node's: one page, the per-node tickets inhibited by it.
+    Incident {
+        name: "cni-everywhere",
+        objects: cni_down_everywhere,
+        pages: 1,
+        page: Some("KubeLifecyclePodSandboxFailing"),
+        tickets: (0, 0),
+        disturbed: true,
+    },
+    Incident {
+        name: "init-stuck",
+        objects: init_container_stuck,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        disturbed: false,
+    },
+    Incident {
+        name: "job-lost-node",
+        objects: job_on_lost_node,
+        pages: 1,
+        page: Some("KubeLifecycleNodeLost"),
+        tickets: (0, 0),
         disturbed: false,
     },
 ];

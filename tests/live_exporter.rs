@@ -61,7 +61,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
-                >= 24.0
+                >= 29.0
         })
         .await;
     for (family, labels) in [
@@ -165,6 +165,10 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             "nightly-batch-7d8f9c5b6-h4j2k",
         ),
         ("v1", "Pod", Some("default"), "dnsuutils-ds-7q6dr"),
+        ("v1", "Pod", Some("payments"), "checkout-6b8f9d7c5-x2k4p"),
+        ("v1", "Pod", Some("orders"), "orders-api-7d4c9b8f6-5lq2w"),
+        ("v1", "Pod", Some("ci"), "log-backfill-28617780-kq2zs"),
+        ("v1", "Pod", Some("batch"), "nightly-export-8xq2d"),
         ("v1", "Pod", Some("fangrong"), "pms-558b58dfbd-fpjzl"),
         ("v1", "Pod", Some("default"), "mypod"),
         (
@@ -231,7 +235,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         ("db-migrate", json!({"active": 1})),
         (
             "log-agent",
-            json!({"desiredNumberScheduled": 5, "currentNumberScheduled": 5}),
+            json!({"desiredNumberScheduled": 7, "currentNumberScheduled": 7}),
         ),
         ("api-7b9c5d6f4", json!({"replicas": 2})),
         ("queue", json!({"replicas": 3})),
@@ -262,7 +266,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
                 .iter()
                 .sum::<f64>()
                 == 0.0
-                && terminated(m) >= 3.0
+                && terminated(m) >= 4.0
                 && samples(
                     m,
                     "kube_lifecycle_namespace_terminating_duration_seconds_count",
@@ -282,8 +286,8 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             "{family} still present:\n{metrics}"
         );
     }
-    // Three Terminating pods completed their deletion while watched.
-    assert_eq!(terminated(&metrics), 3.0, "{metrics}");
+    // Four Terminating pods completed their deletion while watched.
+    assert_eq!(terminated(&metrics), 4.0, "{metrics}");
     assert_eq!(
         samples(
             &metrics,

@@ -92,6 +92,7 @@ fn remaining_finalizers_are_the_cause_and_are_counted() {
         Detail::NamespaceContent {
             remaining_resources,
             remaining_finalizers,
+            ..
         } => {
             assert_eq!(remaining_resources.get("pods."), Some(&2));
             assert_eq!(remaining_resources.get("persistentvolumeclaims."), Some(&1));
@@ -197,4 +198,91 @@ fn active_namespaces_give_nothing() {
     let active = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"},
                         "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
     assert!(diagnose(&[active]).is_empty());
+}
+
+fn namespaced_pod(namespace: &str, name: &str, node: &str) -> Value {
+    let mut pod = running_pod(namespace, name, node, None);
+    pod["metadata"]["namespace"] = json!(namespace);
+    pod
+}
+
+/// Namespace deletion removes pods first (1.33+, KEP-5080): a pod stuck
+/// Terminating on a lost node holds the namespace whatever its conditions say,
+/// and the finding names it, its node and why; the node's alert covers it.
+#[test]
+fn a_namespace_held_by_pods_stuck_terminating_names_them() {
+    let on_lost = deleted(
+        namespaced_pod("team-x", "api-1", "gone-node"),
+        "2024-06-01T11:05:00Z",
+        30,
+    );
+    let mut held = deleted(
+        namespaced_pod("team-x", "worker-1", "n1"),
+        "2024-06-01T11:10:00Z",
+        30,
+    );
+    held["metadata"]["finalizers"] = json!(["example.com/drain"]);
+    held = containers_exited(held);
+    // Still within its grace period: not stuck.
+    let graceful = deleted(
+        namespaced_pod("team-x", "web-1", "n1"),
+        "2024-06-01T11:59:50Z",
+        30,
+    );
+    // Conditions that say all is well (kubernetes/kubernetes#138208).
+    let ns = terminating("team-x", healthy_conditions(), &["kubernetes"]);
+    let findings = diagnose(&[
+        ready_node("n1"),
+        lost_node("gone-node"),
+        ns,
+        on_lost,
+        held,
+        graceful,
+    ]);
+    let f = only(&findings, "team-x");
+    assert_eq!(f.cause.to_string(), "pods_terminating");
+    assert_eq!(f.node.as_deref(), Some("gone-node"));
+    assert!(
+        f.message.starts_with("2 pods stuck Terminating past their deadlines: api-1 on node gone-node (node_not_ready), worker-1 on node n1 (finalizers)"),
+        "{}",
+        f.message
+    );
+    match &f.detail {
+        Detail::NamespaceContent {
+            terminating_pods,
+            terminating_pods_total,
+            ..
+        } => {
+            assert_eq!(*terminating_pods_total, 2);
+            assert_eq!(terminating_pods[0].name, "api-1");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Discovery failures stop deletion outright: they stay the cause, pods or not.
+#[test]
+fn discovery_failure_outranks_the_pods() {
+    let pod = deleted(
+        namespaced_pod("team-y", "api-1", "n1"),
+        "2024-06-01T11:05:00Z",
+        30,
+    );
+    let conditions = replace(
+        healthy_conditions(),
+        condition(
+            "NamespaceDeletionDiscoveryFailure",
+            "True",
+            "DiscoveryFailed",
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
+        ),
+    );
+    let findings = diagnose(&[
+        ready_node("n1"),
+        terminating("team-y", conditions, &["kubernetes"]),
+        pod,
+    ]);
+    let f = only(&findings, "team-y");
+    assert_eq!(f.cause.to_string(), "discovery_failed");
+    assert_eq!(f.node, None);
 }

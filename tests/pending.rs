@@ -24,6 +24,7 @@ fn reasons(objects: &[Value], name: &str) -> (String, Vec<(String, u32)>, Option
         Detail::Pending {
             reasons,
             nodes_total,
+            ..
         } => (
             f.cause.to_string(),
             reasons.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
@@ -242,4 +243,82 @@ fn counts_that_add_past_the_integer_range_saturate() {
         reasons.reasons.get(&PendingCause::InsufficientCpu),
         Some(&u32::MAX)
     );
+}
+
+fn pressured_node(name: &str, taint: &str) -> Value {
+    let mut node = ready_node(name);
+    node["spec"]["taints"] =
+        json!([{"key": taint, "effect": "NoSchedule", "timeAdded": "2024-06-01T10:00:00Z"}]);
+    node
+}
+
+/// A node under pressure is Ready: the cause is the pressure, never a lost node,
+/// and the finding names the nodes that carry its taint.
+#[test]
+fn node_pressure_is_named_with_its_nodes() {
+    let objects = [
+        ready_node("n1"),
+        pressured_node("ci-1", "node.kubernetes.io/disk-pressure"),
+        pressured_node("ci-2", "node.kubernetes.io/disk-pressure"),
+        // snowdrop/k8s-infra#249's wording, counted for this cluster
+        unscheduled(
+            "p",
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate.",
+        ),
+    ];
+    let findings = diagnose(&objects);
+    let f = only(&findings, "p");
+    assert_eq!(f.cause.to_string(), "node_disk_pressure");
+    assert_eq!(
+        f.runbook().alert(),
+        "KubeLifecycleNodesUnderPressure",
+        "pressure has its own runbook"
+    );
+    match &f.detail {
+        Detail::Pending {
+            pressured_nodes, ..
+        } => assert_eq!(pressured_nodes, &["ci-1", "ci-2"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Schedulers before 1.18 and since 1.35 (and 1.34 patches) do not name the
+/// taint (kubernetes/kubernetes#134740): the nodes that carry a pressure
+/// taint tell which, and what is left stays `taint`.
+#[test]
+fn an_unnamed_taint_is_read_from_the_nodes_that_carry_one() {
+    // kubernetes-sigs/node-readiness-controller#164: the 1.35 wording, here
+    // for three nodes: two under memory pressure, one dedicated to others.
+    let newest = "0/3 nodes are available: 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    let objects = [
+        pressured_node("n1", "node.kubernetes.io/memory-pressure"),
+        pressured_node("n2", "node.kubernetes.io/memory-pressure"),
+        pressured_node("n3", "dedicated"),
+        unscheduled("p", newest),
+    ];
+    let (cause, r, _) = reasons(&objects, "p");
+    assert_eq!(cause, "node_memory_pressure");
+    assert_eq!(
+        r,
+        [
+            ("taint".to_string(), 1),
+            ("node_memory_pressure".to_string(), 2)
+        ]
+    );
+    // k3d-io/k3d#18: the ≤1.17 wording, both nodes under disk pressure.
+    let oldest = "0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate.";
+    let objects = [
+        pressured_node("a", "node.kubernetes.io/disk-pressure"),
+        pressured_node("b", "node.kubernetes.io/disk-pressure"),
+        unscheduled("q", oldest),
+    ];
+    let (cause, r, _) = reasons(&objects, "q");
+    assert_eq!(cause, "node_disk_pressure");
+    assert_eq!(r, [("node_disk_pressure".to_string(), 2)]);
+    // No pressured node: the taint is someone else's.
+    let (cause, ..) = reasons(
+        &[pressured_node("n1", "dedicated"), unscheduled("r", newest)],
+        "r",
+    );
+    assert_eq!(cause, "taint");
 }

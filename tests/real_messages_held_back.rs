@@ -120,7 +120,7 @@ fn held_back_messages() {
             (
                 "https://github.com/kubernetes/kubernetes/issues/52166",
                 "No nodes are available that match all of the following predicates:: NodeUnderMemoryPressure (1).",
-                NodeNotReady,
+                NodeMemoryPressure,
             ),
         ];
         let score = scores.entry("pending").or_default();

@@ -359,3 +359,133 @@ fn nodes_a_daemonset_may_not_use_are_not_counted() {
     ]);
     assert!(findings.is_empty(), "{findings:#?}");
 }
+
+fn job(name: &str, spec: Value, status: Value) -> Value {
+    json!({"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": name, "namespace": "cron", "uid": format!("uid-{name}")},
+           "spec": spec, "status": status})
+}
+
+fn job_pod(job: &str, name: &str, node: &str) -> Value {
+    let mut pod = running_pod("cron", name, node, None);
+    pod["metadata"]["ownerReferences"] = json!([{"apiVersion": "batch/v1", "kind": "Job", "name": job,
+        "uid": format!("uid-{job}"), "controller": true, "blockOwnerDeletion": true}]);
+    pod
+}
+
+/// podReplacementPolicy Failed (required by a podFailurePolicy): no replacement
+/// until the Terminating pod is gone; the finding names it, its node and why.
+#[test]
+fn a_job_that_replaces_only_gone_pods_waits_for_its_terminating_pod() {
+    let pod = deleted(
+        job_pod("export", "export-8xq2d", "lost-1"),
+        "2024-06-01T11:00:00Z",
+        30,
+    );
+    let spec = json!({"completions": 1, "parallelism": 1,
+        "podFailurePolicy": {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]},
+        "podReplacementPolicy": "Failed"});
+    let findings = diagnose(&[
+        lost_node("lost-1"),
+        job(
+            "export",
+            spec.clone(),
+            json!({"active": 0, "terminating": 1}),
+        ),
+        pod.clone(),
+    ]);
+    let f = only(&findings, "export");
+    assert_eq!(
+        (f.anomaly().as_str(), f.cause.to_string().as_str()),
+        ("job_blocked", "node_not_ready")
+    );
+    assert_eq!(f.node.as_deref(), Some("lost-1"));
+    assert!(f.message.contains("export-8xq2d"), "{}", f.message);
+
+    // The default policy replaces a Terminating pod at once: nothing waits.
+    let mut default = spec;
+    default.as_object_mut().unwrap().remove("podFailurePolicy");
+    default
+        .as_object_mut()
+        .unwrap()
+        .remove("podReplacementPolicy");
+    let findings = diagnose(&[
+        lost_node("lost-1"),
+        job("export", default, json!({"active": 0, "terminating": 1})),
+        pod,
+    ]);
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f.anomaly().as_str() == "job_blocked"),
+        "{findings:#?}"
+    );
+}
+
+/// A Job whose outcome is decided (FailureTarget, SuccessCriteriaMet, 1.31+)
+/// is written Failed or Complete only once its pods are gone.
+#[test]
+fn a_decided_job_waits_for_its_pods_to_write_its_outcome() {
+    let mut pod = deleted(job_pod("etl", "etl-x1", "n1"), "2024-06-01T11:00:00Z", 30);
+    pod["metadata"]["finalizers"] = json!(["example.com/keep"]);
+    let pod = containers_exited(pod);
+    let status = json!({"active": 0, "failed": 7, "terminating": 1, "conditions": [
+        {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded",
+         "message": "Job has reached the specified backoff limit"}]});
+    let findings = diagnose(&[
+        ready_node("n1"),
+        job("etl", json!({"backoffLimit": 6}), status),
+        pod.clone(),
+    ]);
+    let f = only(&findings, "etl");
+    assert_eq!(f.cause.to_string(), "finalizers");
+    // Written Failed: the Job waits for nothing.
+    let done = json!({"active": 0, "failed": 7, "conditions": [
+        {"type": "FailureTarget", "status": "True"}, {"type": "Failed", "status": "True"}]});
+    let findings = diagnose(&[ready_node("n1"), job("etl", json!({}), done), pod]);
+    assert!(!findings.iter().any(|f| f.name == "etl"), "{findings:#?}");
+}
+
+/// podReplacementPolicy TerminationComplete (KEP-3973): a rolling Deployment
+/// short of available pods waits for its Terminating ones.
+#[test]
+fn a_deployment_that_waits_for_terminating_pods_is_blocked_by_them() {
+    let mut d = deployment("web", "RollingUpdate", 2);
+    d["metadata"]["namespace"] = json!("cron");
+    d["spec"]["podReplacementPolicy"] = json!("TerminationComplete");
+    d["status"] = json!({"availableReplicas": 1, "terminatingReplicas": 1});
+    let old = deleted(
+        rs_pod("web-1", "web-1-a", "lost-1"),
+        "2024-06-01T11:00:00Z",
+        30,
+    );
+    let objects = [
+        lost_node("lost-1"),
+        ready_node("n1"),
+        d.clone(),
+        replica_set("web", "web-1", 2),
+        old.clone(),
+        rs_pod("web-1", "web-1-b", "n1"),
+    ];
+    let findings = diagnose(&objects);
+    let f = only(&findings, "web");
+    assert_eq!(
+        (f.anomaly().as_str(), f.cause.to_string().as_str()),
+        ("recreate_blocked", "node_not_ready")
+    );
+    // The default policy does not wait.
+    let mut default = d;
+    default["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("podReplacementPolicy");
+    let findings = diagnose(&[
+        lost_node("lost-1"),
+        ready_node("n1"),
+        default,
+        replica_set("web", "web-1", 2),
+        old,
+        rs_pod("web-1", "web-1-b", "n1"),
+    ]);
+    assert!(!findings.iter().any(|f| f.name == "web"), "{findings:#?}");
+}

@@ -11,16 +11,66 @@ local rules = import '../lib/rules.libsonnet';
     ||| % [rules.by(c, labels), rules.series(c, metric, matchers)],
     local container = 'Container {{ $labels.container }} of pod {{ $labels.namespace }}/{{ $labels.pod }}%s' % rules.inCluster(c),
     local crash = 'kube_lifecycle_container_crash_looping_since_timestamp_seconds',
+    local creating(matchers) = rules.series(c, 'kube_lifecycle_pod_container_creating_since_timestamp_seconds', matchers),
+    // The ContainerCreating causes that are the node's sandbox, not the pod's.
+    local sandboxCauses(op) = 'cause%s"%s"' % [op, std.join('|', ['sandbox_image_pull', 'cni', 'sandbox_other'])],
     groups+: [{
       name: 'kube-lifecycle-containers',
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodContainerCreatingStuck',
-          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'node', 'cause']),
+          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'node', 'cause'], sandboxCauses('!~')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A pod is stuck in ContainerCreating.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }} on node {{ $labels.node }}%s has been creating for {{ $value | humanizeDuration }} ({{ $labels.cause }}).' % rules.inCluster(c),
+        }),
+        // A pod sandbox (network, pause image) is the node's: one ticket per node
+        // and cause, however many pods wait on it ...
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodSandboxFailingOnNode',
+          expr: |||
+            count %s (
+              %s
+            )
+          ||| % [rules.by(c, ['node', 'cause']), creating(sandboxCauses('=~'))],
+          'for': '10m',
+          tier: 'ticket',
+          summary: 'A node cannot create pod sandboxes: its pods stay in ContainerCreating.',
+          description: '{{ $value }} pod(s) on node {{ $labels.node }}%s cannot get a sandbox ({{ $labels.cause }}): the node\'s network plugin or sandbox (pause) image fails, not the pods.' % rules.inCluster(c),
+        }),
+        // ... and one page when the same cause fails on several nodes: the network
+        // plugin or the sandbox image is broken cluster-wide, and no new pod starts.
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodSandboxFailing',
+          expr: |||
+            count %s (
+              count %s (
+                %s
+              )
+            ) >= %d
+          ||| % [rules.by(c, ['cause']), rules.by(c, ['node', 'cause']), creating(sandboxCauses('=~')), c.sandboxFailingNodes],
+          'for': '5m',
+          tier: 'page',
+          summary: 'Pod sandboxes fail on several nodes: new pods cannot start.',
+          description: 'Pods on {{ $value }} nodes%s cannot get a sandbox for the same cause ({{ $labels.cause }}): the network plugin (CNI) or the sandbox image is failing across the cluster, and no new pod starts there. The per-node tickets for this cause are inhibited.' % rules.inCluster(c),
+        }),
+        // Past --init-after (the finding's own wait), a few minutes more.
+        rules.alert(c, {
+          alert: 'KubeLifecycleInitContainerStuck',
+          expr: since('kube_lifecycle_pod_init_container_running_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure']),
+          'for': '5m',
+          tier: 'ticket',
+          summary: "A pod's start waits on an init container that never finishes or a sidecar that never starts.",
+          description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has waited {{ $value | humanizeDuration }} on {{ if eq $labels.cause "running" }}init container {{ $labels.container }}, which runs and does not finish{{ else }}sidecar {{ $labels.container }}, which runs and has not started ({{ $labels.cause }}{{ with $labels.probe_failure }}, {{ . }}{{ end }}){{ end }}.' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodStuckUnexplained',
+          expr: since('kube_lifecycle_pod_stuck_since_timestamp_seconds', ['namespace', 'pod', 'node', 'phase', 'cause']),
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'A pod is stuck and no known cause explains it.',
+          description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been {{ $labels.phase }} and stuck (Pending, not initialized or not Ready) for {{ $value | humanizeDuration }}, and none of the exporter\'s diagnoses explains it: read its conditions and events on the exporter\'s page.' % rules.inCluster(c),
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerOOMKilledLooping',

@@ -19,8 +19,17 @@
         'KubeLifecyclePodTerminating.+',
         'KubeLifecycleDeploymentRecreateBlocked',
         'KubeLifecycleStatefulSetPodStuck',
+        'KubeLifecycleJobBlockedByTerminating',
+        'KubeLifecycleNamespaceTerminatingContent',
       ])],
       equal: [c.clusterLabel, 'node'],
+    },
+    {
+      // Pod sandboxes failing for one cause on several nodes: the per-node
+      // tickets for that cause.
+      source_matchers: ['alertname="KubeLifecyclePodSandboxFailing"'],
+      target_matchers: ['alertname="KubeLifecyclePodSandboxFailingOnNode"'],
+      equal: [c.clusterLabel, 'cause'],
     },
     {
       // A failing registry: the per-pod alerts whose causes are the registry's.
@@ -64,8 +73,9 @@
       equal: [c.clusterLabel, 'namespace', 'pod', 'container'],
     },
     {
-      // ContainerCreating is pod-wide: every container of the pod waits.
-      source_matchers: ['alertname="KubeLifecyclePodContainerCreatingStuck"'],
+      // ContainerCreating is pod-wide: every container of the pod waits; so do
+      // the containers after an init container that never finishes.
+      source_matchers: [names(['KubeLifecyclePodContainerCreatingStuck', 'KubeLifecycleInitContainerStuck'])],
       target_matchers: ['alertname="KubeContainerWaiting"'],
       equal: [c.clusterLabel, 'namespace', 'pod'],
     },
@@ -74,6 +84,7 @@
         'KubeLifecyclePod.+',
         'KubeLifecycleContainer.+',
         'KubeLifecycleImagePull.+',
+        'KubeLifecycleInitContainerStuck',
       ])],
       target_matchers: ['alertname="KubePodNotReady"'],
       equal: [c.clusterLabel, 'namespace', 'pod'],
@@ -82,6 +93,11 @@
       source_matchers: ['alertname="KubeLifecycleDeploymentRecreateBlocked"'],
       target_matchers: [names(['KubeDeploymentRolloutStuck', 'KubeDeploymentReplicasMismatch'])],
       equal: [c.clusterLabel, 'namespace', 'deployment'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleJobBlockedByTerminating"'],
+      target_matchers: ['alertname="KubeJobNotCompleted"'],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
     },
     {
       source_matchers: ['alertname="KubeLifecycleStatefulSetPodStuck"'],

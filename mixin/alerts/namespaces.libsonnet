@@ -9,7 +9,7 @@ local rules = import '../lib/rules.libsonnet';
         time() - %s
       )
     ||| % [
-      rules.by(c, ['namespace', 'cause']),
+      rules.by(c, ['namespace', 'node', 'cause']),
       rules.series(c, 'kube_lifecycle_namespace_terminating_since_timestamp_seconds', 'cause=~"%s"' % std.join('|', causes)),
     ],
     local deleted = 'Namespace {{ $labels.namespace }}%s was deleted {{ $value | humanizeDuration }} ago' % rules.inCluster(c),
@@ -18,11 +18,11 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingContent',
-          expr: since(['content_remaining', 'content_deletion_failed', 'unknown']),
+          expr: since(['content_remaining', 'content_deletion_failed', 'pods_terminating', 'unknown']),
           'for': '15m',
           tier: 'ticket',
           summary: 'A namespace stays Terminating because its content is not deleted.',
-          description: deleted + ' and still holds objects ({{ $labels.cause }}).',
+          description: deleted + ' and still holds objects ({{ $labels.cause }}{{ with $labels.node }}; pods on lost node {{ . }}{{ end }}).',
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingFinalizers',

@@ -5,6 +5,9 @@ local rules = import '../lib/rules.libsonnet';
   prometheusAlerts+:: {
     local c = $._config,
     local pending(matchers) = rules.series(c, 'kube_lifecycle_pod_pending_since_timestamp_seconds', matchers),
+    // A Ready node short of disk, memory or process ids admits no new pod: the
+    // node's trouble, one ticket per pressure rather than one per waiting pod.
+    local pressureCauses = ['node_disk_pressure', 'node_memory_pressure', 'node_pid_pressure'],
     groups+: [{
       name: 'kube-lifecycle-scheduling',
       rules: [
@@ -14,7 +17,7 @@ local rules = import '../lib/rules.libsonnet';
             max %s (
               time() - %s
             )
-          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause!~"scheduling_gated|not_scheduled|unknown_scheduler"')],
+          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause!~"scheduling_gated|not_scheduled|unknown_scheduler|%s"' % std.join('|', pressureCauses))],
           'for': '15m',
           tier: 'ticket',
           summary: 'A pod cannot be scheduled.',
@@ -37,6 +40,20 @@ local rules = import '../lib/rules.libsonnet';
           tier: 'page',
           summary: 'Pods are not being scheduled at all.',
           description: '{{ $value }} pod(s)%s have no node and no PodScheduled condition long after creation, although their schedulerName is a scheduler the cluster uses: that scheduler is down or not working.' % rules.inCluster(c),
+        }),
+        rules.alert(c, {
+          alert: 'KubeLifecycleNodesUnderPressure',
+          expr: |||
+            count %s (
+              max %s (
+                %s
+              )
+            )
+          ||| % [rules.by(c, ['cause']), rules.by(c, ['namespace', 'pod', 'cause']), pending('cause=~"%s"' % std.join('|', pressureCauses))],
+          'for': '15m',
+          tier: 'ticket',
+          summary: 'Pods cannot be scheduled because nodes are under disk, memory or PID pressure.',
+          description: '{{ $value }} pod(s)%s cannot be scheduled because nodes report {{ $labels.cause }}: those nodes are Ready but out of the resource their kubelet evicts for, and take no new pod until it is freed. The exporter\'s page names the nodes.' % rules.inCluster(c),
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodSchedulerUnknown',

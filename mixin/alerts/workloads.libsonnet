@@ -46,6 +46,23 @@ local rules = import '../lib/rules.libsonnet';
           summary: 'A StatefulSet cannot recreate a pod stuck Terminating.',
           description: 'StatefulSet {{ $labels.namespace }}/{{ $labels.statefulset }}%s cannot recreate {{ $labels.pod }}: it has been Terminating{{ with $labels.node }} on node {{ . }}{{ end }} for {{ $value | humanizeDuration }} ({{ $labels.cause }}).' % rules.inCluster(c),
         }),
+        // A Job is one workload's batch run: a ticket. `node` as above, so that a
+        // lost node's page covers it.
+        rules.alert(c, {
+          alert: 'KubeLifecycleJobBlockedByTerminating',
+          expr: |||
+            max %s (
+              time() - %s
+            )
+          ||| % [
+            rules.by(c, ['namespace', 'job_name', 'pod', 'node', 'cause']),
+            rules.series(c, 'kube_lifecycle_job_blocked_since_timestamp_seconds', 'cause!="graceful"'),
+          ],
+          'for': '10m',
+          tier: 'ticket',
+          summary: 'A Job waits for a pod stuck Terminating.',
+          description: 'Job {{ $labels.namespace }}/{{ $labels.job_name }}%s waits for pod {{ $labels.pod }}, Terminating{{ with $labels.node }} on node {{ . }}{{ end }} for {{ $value | humanizeDuration }} ({{ $labels.cause }}): it creates no replacement (podReplacementPolicy Failed), or its outcome is not written, until the pod is gone.' % rules.inCluster(c),
+        }),
         // 10m like the kubernetes-mixin's KubeDaemonSetNotScheduled, which this one
         // inhibits: the precise alert must not come second.
         rules.alert(c, {

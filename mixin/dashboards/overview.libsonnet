@@ -40,6 +40,10 @@ local panels = import 'lib/panels.libsonnet';
       local daemonset = 'kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds';
       local refused = 'kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds';
       local refusedMissing = 'kube_lifecycle_workload_pod_create_refused_missing_pods';
+      local initRunning = 'kube_lifecycle_pod_init_container_running_since_timestamp_seconds';
+      local stuck = 'kube_lifecycle_pod_stuck_since_timestamp_seconds';
+      local jobBlocked = 'kube_lifecycle_job_blocked_since_timestamp_seconds';
+      local sandboxCauses = 'cause=~"sandbox_image_pull|cni|sandbox_other"';
       local workload = ['namespace', 'owner_kind', 'owner_name'];
       local age = p.ageColumn('Age');
 
@@ -86,6 +90,9 @@ local panels = import 'lib/panels.libsonnet';
           findingsStat('Container config errors', 'Containers that cannot be created or started because of their configuration (missing ConfigMap, Secret or key, runAsNonRoot, missing executable...).', 'container_config'),
           findingsStat('Stuck ContainerCreating', 'Scheduled pods whose containers are still being created (sandbox, CNI, volume mount or attach failures).', 'container_creating'),
           findingsStat('Namespaces Terminating', 'Namespaces deleted and not gone yet.', 'namespace_terminating'),
+          findingsStat('Pods held by init containers', 'Pods whose start has waited longer than --init-after on an init container that runs and does not finish, or on a native sidecar that has not started.', 'init_container_running'),
+          findingsStat('Stuck pods, cause unknown', 'Pods Pending, not initialized or not Ready past their threshold that no other anomaly explains: read their conditions and events on the landing page.', 'pod_stuck'),
+          findingsStat('Jobs blocked', 'Jobs waiting for a pod stuck Terminating (to replace it, or to write their outcome); graceful excluded.', 'job_blocked', notGraceful),
           findingsStat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).', 'recreate_blocked', notGraceful),
           findingsStat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).', 'statefulset_blocked', notGraceful),
           findingsStat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.', 'daemonset_unscheduled'),
@@ -242,6 +249,14 @@ local panels = import 'lib/panels.libsonnet';
             'Scheduled pods stuck in ContainerCreating, by cause (sandbox_image_pull, cni, mount_*, attach_failed, multi_attach, unknown).',
             [{ expr: countBy('cause', ['namespace', 'pod', 'node', 'cause'], creating), legend: '{{cause}}' }],
           ) + p.finding('container_creating', p.fieldCause),
+          p.bargauge(
+            'Pod sandbox failures by node',
+            'Pods that cannot get a sandbox (cni, sandbox_image_pull, sandbox_other), per node and cause: one node is its own trouble (KubeLifecyclePodSandboxFailingOnNode), several nodes with one cause are the network plugin or sandbox image failing (KubeLifecyclePodSandboxFailing).',
+            p.wrap('count by %s (' % p.byCluster(['node', 'cause']), p.perObject(['namespace', 'pod', 'node', 'cause'], p.series(creating, sandboxCauses))),
+            '{{node}} {{cause}}',
+            w=24,
+            h=6,
+          ) + p.finding('container_creating', p.fieldCause),
           p.table(
             'Containers with config errors',
             'Every container that cannot be created or started, its cause and time since the first failure.',
@@ -261,6 +276,32 @@ local panels = import 'lib/panels.libsonnet';
             w=12,
             drilldown=true,
             anomaly='container_creating',
+          ),
+
+          p.row('Init containers and unexplained pods'),
+          p.timeseries(
+            'Pods held by init containers, by cause',
+            'Pods whose start waits on an init container past --init-after: running (an init container that does not finish: a wait-for loop, a migration lock), sidecar_startup_probe (a native sidecar whose startup probe fails), sidecar_not_started.',
+            [{ expr: countBy('cause', ['namespace', 'pod', 'container', 'cause'], initRunning), legend: '{{cause}}' }],
+          ) + p.finding('init_container_running', p.fieldCause),
+          p.table(
+            'Stuck pods no diagnosis explains',
+            'Pods Pending, not initialized or not Ready past their threshold that no anomaly explains, by phase: the landing page shows their conditions and latest warning events.',
+            ['namespace', 'pod', 'node', 'phase'],
+            [age],
+            [p.age(['namespace', 'pod', 'node', 'phase'], stuck)],
+            w=12,
+            drilldown=true,
+            anomaly='pod_stuck',
+          ),
+          p.table(
+            'Init containers that hold their pod',
+            'Every init container or native sidecar a pod has waited on past --init-after: its cause, what its startup probe says (sidecars), and since when the pod waits.',
+            ['namespace', 'pod', 'container', 'cause', 'probe_failure'],
+            [age],
+            [p.age(['namespace', 'pod', 'container', 'cause', 'probe_failure'], initRunning)],
+            drilldown=true,
+            anomaly='init_container_running',
           ),
 
           p.row('Namespace deletion'),
@@ -292,15 +333,16 @@ local panels = import 'lib/panels.libsonnet';
           p.row('Workloads'),
           p.timeseries(
             'Blocked workloads',
-            'Recreate Deployments and StatefulSets blocked by a pod that is not gone (graceful excluded), and DaemonSets missing from eligible nodes.',
+            'Recreate Deployments, StatefulSets and Jobs blocked by a pod that is not gone (graceful excluded), and DaemonSets missing from eligible nodes.',
             [
               { expr: count(['namespace', 'deployment'], recreate, notGraceful), legend: 'Recreate Deployments' },
               { expr: count(['namespace', 'statefulset'], statefulset, notGraceful), legend: 'StatefulSets' },
               { expr: count(['namespace', 'daemonset'], daemonset), legend: 'DaemonSets' },
+              { expr: count(['namespace', 'job_name'], jobBlocked, notGraceful), legend: 'Jobs' },
             ],
             w=24,
             h=7,
-          ) + p.findingPerQuery(['recreate_blocked', 'statefulset_blocked', 'daemonset_unscheduled']),
+          ) + p.findingPerQuery(['recreate_blocked', 'statefulset_blocked', 'daemonset_unscheduled', 'job_blocked']),
           p.table(
             'Blocked Recreate Deployments',
             'Recreate Deployments creating no new pods: the cause of the oldest blocking pod, how many old pods block, and time since the earliest deletion.',

@@ -116,6 +116,10 @@ pub(crate) struct Thresholds {
     /// A Running pod not Ready this long (since its Ready condition changed) counts as `pod_not_ready`.
     #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_NOT_READY_AFTER")]
     pub(crate) not_ready_after: SignedDuration,
+
+    /// A pod whose start waits this long on an init container that runs (or a native sidecar that has not started) counts as `init_container_running`.
+    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_INIT_AFTER")]
+    pub(crate) init_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -124,6 +128,7 @@ impl Thresholds {
             unscheduled_after: self.unscheduled_after,
             creating_after: self.creating_after,
             not_ready_after: self.not_ready_after,
+            init_after: self.init_after,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Container-level trouble on scheduled pods, read from each container's
 //! waiting state and the kubelet's warning events about the pod:
 //!
-//! - `container_creating`: ContainerCreating with sandbox, network, mount or
-//!   attach failures reported (or for too long with nothing reported);
+//! - `container_creating`: ContainerCreating (PodInitializing, when the pod
+//!   has init containers) with sandbox, network, mount or attach failures
+//!   reported (or for too long with nothing reported);
 //! - `image_pull`: ErrImagePull, ImagePullBackOff, ImageInspectError,
 //!   InvalidImageName, ErrImageNeverPull. The back-off message says only
 //!   `Back-off pulling image "x"`: the cause is in the preceding ErrImagePull
@@ -12,8 +13,14 @@
 //!   `Unhealthy` (and `Killing`) events during the run that last ended;
 //! - `container_config`: CreateContainerConfigError, CreateContainerError,
 //!   RunContainerError, StartError.
+//!
+//! Init containers and native sidecars are read as the app's containers are:
+//! their statuses and their events (`spec.initContainers{name}`), the finding
+//! saying which kind of container it is.
 
-use crate::model::{Cluster, ContainerStatus, Event, Kind, Pod, PodPhase, Terminated, Time};
+use crate::model::{
+    Cluster, ContainerKind, ContainerStatus, Event, Kind, Pod, PodPhase, Terminated, Time,
+};
 
 use super::classify;
 use super::classify::ProbeKind;
@@ -43,7 +50,37 @@ const CONFIG_REASONS: &[&str] = &[
     "StartError",
     "PreStartHookError",
     "PostStartHookError",
+    "PreCreateHookError",
 ];
+
+/// Waiting reasons of a container the kubelet has not created yet: the
+/// default it reports, `PodInitializing` instead of `ContainerCreating` when
+/// the pod has init containers (`convertToAPIContainerStatuses`,
+/// pkg/kubelet/kubelet_pods.go). Until the pod has a sandbox every container
+/// reads so, init containers too.
+const NOT_CREATED_REASONS: &[&str] = &["ContainerCreating", "PodInitializing"];
+
+/// Whether the pod waits for its containers to be created: no status yet, the
+/// container its start waits on (its first unfinished init container, else an
+/// app container) not created, or an app container being created again.
+/// App containers that read `PodInitializing` while an init container runs
+/// are waiting for it, not being created.
+fn is_creating(pod: &Pod) -> bool {
+    let not_created = |s: &ContainerStatus| {
+        s.state.waiting.as_ref().is_some_and(|w| {
+            w.reason.is_empty() || NOT_CREATED_REASONS.contains(&w.reason.as_str())
+        })
+    };
+    if pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty() {
+        return pod
+            .pending_init_container()
+            .is_none_or(|(_, s)| not_created(s));
+    }
+    match pod.pending_init_container() {
+        Some((_, s)) => not_created(s),
+        None => pod.status.container_statuses.iter().any(not_created),
+    }
+}
 
 /// `unsettled`: the cluster's unsettled pods, where every pod with a waiting
 /// container or none created yet is.
@@ -64,8 +101,7 @@ pub(super) fn diagnose(
     for pod in unsettled.iter().filter(|p| {
         !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
     }) {
-        let mut creating =
-            pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty();
+        let creating = is_creating(pod);
         let waiting = pod
             .container_statuses()
             .any(|(_, s)| s.state.waiting.is_some());
@@ -92,16 +128,12 @@ pub(super) fn diagnose(
                 .filter(|e| e.regarding.field_path == kind.field_path(&status.name))
                 .collect();
             let found = match reason {
-                "ContainerCreating" => {
-                    creating = true;
-                    None
-                }
                 _ if IMAGE_PULL_REASONS.contains(&reason) => {
-                    Some(image_pull(pod, status, &container_events))
+                    Some(image_pull(pod, kind, status, &container_events))
                 }
-                "CrashLoopBackOff" => Some(crash_loop(pod, status, &container_events)),
+                "CrashLoopBackOff" => Some(crash_loop(pod, kind, status, &container_events)),
                 _ if CONFIG_REASONS.contains(&reason) => {
-                    Some(container_config(pod, status, &container_events))
+                    Some(container_config(pod, kind, status, &container_events))
                 }
                 _ => None,
             };
@@ -115,7 +147,7 @@ pub(super) fn diagnose(
 
 pub(super) fn pod_finding(
     pod: &Pod,
-    container: Option<&str>,
+    container: Option<(ContainerKind, &str)>,
     cause: Cause,
     since: Option<Time>,
     message: String,
@@ -125,7 +157,8 @@ pub(super) fn pod_finding(
         kind: Kind::Pod,
         namespace: namespace_of(&pod.metadata.namespace),
         name: pod.metadata.name.to_string(),
-        container: container.map(str::to_string),
+        container: container.map(|(_, name)| name.to_string()),
+        container_kind: container.map(|(kind, _)| kind),
         node: node_of(&pod.spec.node_name),
         cause,
         since,
@@ -135,7 +168,7 @@ pub(super) fn pod_finding(
 }
 
 /// When the pod reached its node: scheduling time, else start time, else creation.
-fn on_node_since(pod: &Pod) -> Option<Time> {
+pub(super) fn on_node_since(pod: &Pod) -> Option<Time> {
     pod.scheduled_at()
         .or(pod.status.start_time)
         .or(pod.metadata.creation_timestamp)
@@ -185,7 +218,12 @@ fn container_creating(
     ))
 }
 
-fn image_pull(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+fn image_pull(
+    pod: &Pod,
+    kind: ContainerKind,
+    status: &ContainerStatus,
+    events: &[&Event],
+) -> Finding {
     let waiting = status.state.waiting.clone().unwrap_or_default();
     let pull_failures: Vec<&Event> = events
         .iter()
@@ -220,7 +258,7 @@ fn image_pull(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
     let image = status.image.clone();
     pod_finding(
         pod,
-        Some(&status.name),
+        Some((kind, &status.name)),
         Cause::ImagePull(cause),
         first_seen(&pull_failures).or_else(|| on_node_since(pod)),
         message,
@@ -241,7 +279,12 @@ fn first_non_empty(messages: &[&str]) -> String {
         .to_string()
 }
 
-fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+fn crash_loop(
+    pod: &Pod,
+    kind: ContainerKind,
+    status: &ContainerStatus,
+    events: &[&Event],
+) -> Finding {
     let last: Option<&Terminated> = status
         .last_state
         .terminated
@@ -261,8 +304,21 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         None => waiting.to_string(),
     };
     let mut probe_failure = None;
+    // An init container runs once, before the app: one that crash-loops
+    // beside app containers that run was re-run after its exited container
+    // was removed (kubernetes/kubernetes#67261), whatever its exit says.
+    if kind == ContainerKind::Init
+        && pod
+            .status
+            .container_statuses
+            .iter()
+            .any(|s| s.state.running.is_some())
+    {
+        cause = CrashLoopCause::InitRerun;
+    }
     // An OOM kill is the kernel's word and outranks a probe failing meanwhile.
     if cause != CrashLoopCause::OomKilled
+        && cause != CrashLoopCause::InitRerun
         && let Some(kill) = probe_kill(last, events)
     {
         cause = kill.cause;
@@ -276,7 +332,7 @@ fn crash_loop(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding
         .collect();
     pod_finding(
         pod,
-        Some(&status.name),
+        Some((kind, &status.name)),
         Cause::CrashLoop(cause),
         first_seen(&back_offs).or(last.and_then(|t| t.finished_at)),
         message,
@@ -353,7 +409,12 @@ fn probe_kill(last: Option<&Terminated>, events: &[&Event]) -> Option<ProbeKill>
     })
 }
 
-fn container_config(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Finding {
+fn container_config(
+    pod: &Pod,
+    kind: ContainerKind,
+    status: &ContainerStatus,
+    events: &[&Event],
+) -> Finding {
     let waiting = status.state.waiting.clone().unwrap_or_default();
     let failures: Vec<&Event> = events
         .iter()
@@ -363,7 +424,7 @@ fn container_config(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> F
     let cause = classify::container_config(&waiting.message).unwrap_or(ConfigCause::Other);
     pod_finding(
         pod,
-        Some(&status.name),
+        Some((kind, &status.name)),
         Cause::ContainerConfig(cause),
         first_seen(&failures).or_else(|| on_node_since(pod)),
         waiting.message,

@@ -55,7 +55,10 @@ pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
     };
     Some(pod_finding(
         pod,
-        eviction.container.as_deref(),
+        eviction
+            .container
+            .as_deref()
+            .map(|c| (pod.container_kind(c), c)),
         Cause::PodEvicted(eviction.cause),
         since,
         message,

@@ -8,9 +8,11 @@
 //! - [`namespaces`]: why a namespace is still Terminating;
 //! - [`pending`]: why a pod is not scheduled;
 //! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors;
+//! - [`init_containers`]: init containers that never finish, sidecars that never start;
 //! - [`refused`]: controllers whose pods the API server refuses to create;
 //! - [`not_ready`]: Running pods not Ready for long;
-//! - [`evicted`]: pods thrown out of their node that still exist.
+//! - [`evicted`]: pods thrown out of their node that still exist;
+//! - [`unexplained`]: pods stuck past their threshold that none of the above explains.
 //!
 //! [`classify`] holds the message tables they share.
 
@@ -19,6 +21,7 @@ pub mod classify;
 mod containers;
 mod evicted;
 mod image_ref;
+mod init_containers;
 mod namespaces;
 mod not_ready;
 mod pending;
@@ -26,18 +29,19 @@ mod placement;
 mod refused;
 pub mod runbook;
 mod terminating;
+mod unexplained;
 mod workloads;
 
 use std::collections::BTreeMap;
 
 use jiff::SignedDuration;
 
-use crate::model::{Cluster, HostPort, Kind, Pod, Time};
+use crate::model::{Cluster, ContainerKind, HostPort, Kind, Pod, Time};
 
 pub use causes::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    EvictionCause, ImagePullCause, NamespaceCause, NotReadyCause, PendingCause, ProbeFailure,
-    RefusalCause, TerminatingCause,
+    EvictionCause, ImagePullCause, InitCause, NamespaceCause, NotReadyCause, PendingCause,
+    ProbeFailure, RefusalCause, StuckCause, TerminatingCause,
 };
 pub use runbook::Runbook;
 
@@ -52,6 +56,9 @@ pub struct Settings {
     /// A Running pod not Ready this long (since its Ready condition last
     /// changed) is `pod_not_ready`.
     pub not_ready_after: SignedDuration,
+    /// A pod whose start has waited this long on an init container that runs
+    /// (or a sidecar that has not started) is `init_container_running`.
+    pub init_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -60,6 +67,7 @@ impl Default for Settings {
             unscheduled_after: SignedDuration::from_mins(5),
             creating_after: SignedDuration::from_mins(5),
             not_ready_after: SignedDuration::from_mins(10),
+            init_after: SignedDuration::from_mins(10),
         }
     }
 }
@@ -73,6 +81,9 @@ pub struct Finding {
     pub name: String,
     /// The container, for container-level anomalies.
     pub container: Option<String>,
+    /// Whether that container is an init container, a native sidecar or one
+    /// of the app's.
+    pub container_kind: Option<ContainerKind>,
     /// The node the pod is bound to, for pod-level anomalies.
     pub node: Option<String>,
     pub cause: Cause,
@@ -120,12 +131,19 @@ pub enum Detail {
         remaining_resources: BTreeMap<String, u64>,
         /// Finalizer to the number of objects carrying it.
         remaining_finalizers: BTreeMap<String, u64>,
+        /// Pods of the namespace stuck Terminating past their deadline, oldest
+        /// deletion first (at most [`namespaces::NAMED_PODS`]), and how many in all.
+        terminating_pods: Vec<StuckPod>,
+        terminating_pods_total: usize,
     },
     Pending {
         /// Scheduler reason to the number of nodes it excluded.
         reasons: BTreeMap<PendingCause, u32>,
         /// `N` of `0/N nodes are available`, when the message says.
         nodes_total: Option<u32>,
+        /// For a node pressure cause, the nodes that carry its taint now
+        /// (the scheduler's message counts them but does not name them).
+        pressured_nodes: Vec<String>,
     },
     ImagePull {
         image: String,
@@ -142,6 +160,21 @@ pub enum Detail {
     NotReady {
         /// For `readiness_probe`: what the probe's output says.
         probe_failure: Option<ProbeFailure>,
+    },
+    InitContainer {
+        /// When the container's current run started.
+        running_since: Option<Time>,
+        restarts: i32,
+        /// For `sidecar_startup_probe`: what the probe's output says.
+        probe_failure: Option<ProbeFailure>,
+    },
+    Stuck {
+        /// `status.phase`.
+        phase: &'static str,
+        /// The pod's PodScheduled and Ready conditions, as `type=status (reason)`.
+        conditions: Vec<String>,
+        /// The latest warning events about the pod, newest first, as `reason: message`.
+        events: Vec<String>,
     },
     Evicted {
         /// `status.reason` (`Evicted`, `OutOfcpu`, ...), or the DisruptionTarget
@@ -177,6 +210,26 @@ pub enum Detail {
     },
 }
 
+impl Detail {
+    /// What a failing probe's output says, for findings a probe explains.
+    pub fn probe_failure(&self) -> Option<ProbeFailure> {
+        match self {
+            Detail::CrashLoop { probe_failure, .. }
+            | Detail::NotReady { probe_failure }
+            | Detail::InitContainer { probe_failure, .. } => *probe_failure,
+            _ => None,
+        }
+    }
+}
+
+/// A pod stuck Terminating that holds something else (a namespace).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StuckPod {
+    pub name: String,
+    pub node: Option<String>,
+    pub cause: TerminatingCause,
+}
+
 /// Everything wrong in `cluster` at `now`, with default thresholds.
 pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
     diagnose_with(cluster, now, &Settings::default())
@@ -189,13 +242,15 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
     let unsettled: Vec<&Pod> = cluster.unsettled_pods().collect();
     terminating::diagnose(cluster, &unsettled, now, &mut findings);
     workloads::diagnose(cluster, &unsettled, now, &mut findings);
-    namespaces::diagnose(cluster, &mut findings);
+    namespaces::diagnose(cluster, &unsettled, now, &mut findings);
     pending::diagnose(cluster, &unsettled, now, settings, &mut findings);
     containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
+    init_containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
     refused::diagnose(cluster, &mut findings);
     refused::supersede(&mut findings);
     not_ready::diagnose(cluster, &unsettled, now, settings, &mut findings);
     evicted::diagnose(&unsettled, &mut findings);
+    unexplained::diagnose(cluster, &unsettled, now, settings, &mut findings);
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings
 }

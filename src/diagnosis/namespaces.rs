@@ -6,11 +6,25 @@
 //! failures stop deletion outright; remaining finalizers explain remaining
 //! content, so they come before it. A namespace whose conditions are all False
 //! but whose `spec.finalizers` is not empty waits only for that finalizer.
+//!
+//! Pods go first: the namespace controller deletes them before the rest of
+//! the content (ordered namespace deletion, KEP-5080: on by default in 1.33,
+//! backported to 1.30-1.32), so pods stuck Terminating past their deadline
+//! hold the namespace whatever its conditions say, and are the cause unless
+//! discovery itself fails. They are named with their own causes, and the
+//! finding carries the node of the first one whose node is lost, so that the
+//! node's alert covers the namespace's.
 
-use crate::model::{Cluster, ConditionStatus, Kind, Namespace};
+use std::collections::HashMap;
+
+use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod, Time};
 
 use super::classify;
-use super::{Cause, Detail, Finding, NamespaceCause};
+use super::terminating::judge as terminating_judge;
+use super::{Cause, Detail, Finding, NamespaceCause, StuckPod, TerminatingCause, node_of};
+
+/// How many of a namespace's stuck pods its finding names.
+pub(super) const NAMED_PODS: usize = 5;
 
 const CONDITIONS: &[(&str, NamespaceCause)] = &[
     (
@@ -35,23 +49,101 @@ const CONDITIONS: &[(&str, NamespaceCause)] = &[
     ),
 ];
 
-pub(super) fn diagnose(cluster: &Cluster, out: &mut Vec<Finding>) {
-    out.extend(
-        cluster
-            .namespaces()
-            .filter(|n| n.is_terminating())
-            .map(judge),
-    );
+/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
+pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
+    let terminating: Vec<&Namespace> = cluster
+        .namespaces()
+        .filter(|n| n.is_terminating())
+        .collect();
+    if terminating.is_empty() {
+        return;
+    }
+    // The pods past their deadline in each Terminating namespace.
+    let mut stuck: HashMap<&str, Vec<&Pod>> = terminating
+        .iter()
+        .map(|n| (n.metadata.name.as_str(), Vec::new()))
+        .collect();
+    for pod in unsettled.iter().filter(|p| {
+        p.metadata
+            .deletion_timestamp
+            .is_some_and(|deadline| deadline <= now)
+    }) {
+        if let Some(pods) = stuck.get_mut(pod.metadata.namespace.as_str()) {
+            pods.push(pod);
+        }
+    }
+    for ns in terminating {
+        let pods = stuck.remove(ns.metadata.name.as_str()).unwrap_or_default();
+        out.push(judge(cluster, ns, pods, now));
+    }
 }
 
-fn judge(ns: &Namespace) -> Finding {
+/// The stuck pods, oldest deletion first, each with its cause.
+fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: Time) -> Vec<StuckPod> {
+    pods.sort_by_key(|p| (p.deletion_requested(), p.metadata.name.clone()));
+    pods.iter()
+        .map(|p| StuckPod {
+            name: p.metadata.name.to_string(),
+            node: node_of(&p.spec.node_name),
+            cause: terminating_judge(cluster, p, now).cause,
+        })
+        .collect()
+}
+
+fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: Time) -> Finding {
     let active = |type_: &str| {
         ns.condition(type_)
             .filter(|c| c.status == ConditionStatus::True)
     };
-    let (cause, message) = CONDITIONS
+    let mut pods = stuck_pods(cluster, pods, now);
+    let total = pods.len();
+    let discovery = CONDITIONS[..2]
         .iter()
-        .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())))
+        .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())));
+    let held_by_pods = (discovery.is_none() && !pods.is_empty()).then(|| {
+        let named: Vec<String> = pods
+            .iter()
+            .take(NAMED_PODS)
+            .map(|p| match &p.node {
+                Some(node) => format!("{} on node {node} ({})", p.name, p.cause),
+                None => format!("{} ({})", p.name, p.cause),
+            })
+            .collect();
+        let more = match total.saturating_sub(NAMED_PODS) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        (
+            NamespaceCause::PodsTerminating,
+            format!(
+                "{} stuck Terminating past {}: {}{more}",
+                crate::model::plural::count(total, "pod", "pods"),
+                if total == 1 {
+                    "its deadline"
+                } else {
+                    "their deadlines"
+                },
+                named.join(", ")
+            ),
+        )
+    });
+    let lost_node = pods
+        .iter()
+        .find(|p| {
+            matches!(
+                p.cause,
+                TerminatingCause::NodeNotReady | TerminatingCause::NodeMissing
+            )
+        })
+        .and_then(|p| p.node.clone());
+    pods.truncate(NAMED_PODS);
+    let (cause, message) = discovery
+        .or(held_by_pods)
+        .or_else(|| {
+            CONDITIONS[2..]
+                .iter()
+                .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())))
+        })
         .unwrap_or_else(|| {
             if ns.spec.finalizers.is_empty() {
                 (
@@ -76,7 +168,12 @@ fn judge(ns: &Namespace) -> Finding {
         namespace: None,
         name: ns.metadata.name.to_string(),
         container: None,
-        node: None,
+        container_kind: None,
+        node: if cause == NamespaceCause::PodsTerminating {
+            lost_node
+        } else {
+            None
+        },
         cause: Cause::NamespaceTerminating(cause),
         // Namespaces are deleted without a grace period: the timestamp is the request.
         since: ns.metadata.deletion_timestamp,
@@ -84,6 +181,8 @@ fn judge(ns: &Namespace) -> Finding {
         detail: Detail::NamespaceContent {
             remaining_resources,
             remaining_finalizers,
+            terminating_pods: pods,
+            terminating_pods_total: total,
         },
     }
 }

@@ -51,7 +51,7 @@ pub(super) fn diagnose(
     }
 }
 
-fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {
+pub(super) fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {
     let Some(owner) = pod.metadata.controller() else {
         return false;
     };
@@ -59,7 +59,7 @@ fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {
         && cluster.jobs().any(|j| {
             j.metadata.namespace == pod.metadata.namespace
                 && *j.metadata.name == *owner.name
-                && j.status.over
+                && j.status.outcome.over
         })
 }
 
@@ -119,7 +119,7 @@ fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Fin
     };
     pod_finding(
         pod,
-        container.as_deref(),
+        container.as_deref().map(|c| (pod.container_kind(c), c)),
         Cause::PodNotReady(cause),
         Some(since),
         message,

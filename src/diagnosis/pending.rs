@@ -68,6 +68,82 @@ impl<'a> KnownSchedulers<'a> {
     }
 }
 
+/// The taint the node lifecycle controller puts on a node whose kubelet reports
+/// this pressure (pkg/controller/nodelifecycle, `nodeConditionToTaintKeyStatusMap`).
+fn pressure_taint(cause: PendingCause) -> Option<&'static str> {
+    match cause {
+        PendingCause::NodeDiskPressure => Some("node.kubernetes.io/disk-pressure"),
+        PendingCause::NodeMemoryPressure => Some("node.kubernetes.io/memory-pressure"),
+        PendingCause::NodePidPressure => Some("node.kubernetes.io/pid-pressure"),
+        _ => None,
+    }
+}
+
+/// Schedulers before 1.18 (`node(s) had taints that the pod didn't tolerate`)
+/// and since 1.35 (and 1.34 patches: `node(s) had untolerated taint(s)`,
+/// kubernetes/kubernetes#134740) do not name the taint. The nodes do: the
+/// nodes excluded for a taint are counted against the nodes that carry a
+/// pressure taint now, largest pressure first, and what is left stays `taint`.
+fn attribute_unnamed_taints(
+    cluster: &Cluster,
+    message: &str,
+    reasons: &mut std::collections::BTreeMap<PendingCause, u32>,
+) {
+    let Some(&tainted) = reasons.get(&PendingCause::Taint) else {
+        return;
+    };
+    if message.contains("taint {") || !cluster.has_listed(Kind::Node) {
+        return;
+    }
+    let mut pressured: Vec<(u32, PendingCause)> = [
+        PendingCause::NodeDiskPressure,
+        PendingCause::NodeMemoryPressure,
+        PendingCause::NodePidPressure,
+    ]
+    .into_iter()
+    .filter_map(|cause| {
+        let taint = pressure_taint(cause)?;
+        let nodes = cluster
+            .nodes()
+            .filter(|n| n.spec.taints.iter().any(|t| t.key == taint))
+            .count();
+        (nodes > 0).then(|| (u32::try_from(nodes).unwrap_or(u32::MAX), cause))
+    })
+    .collect();
+    pressured.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut left = tainted;
+    for (nodes, cause) in pressured {
+        let taken = nodes.min(left);
+        if taken > 0 {
+            *reasons.entry(cause).or_default() += taken;
+            left -= taken;
+        }
+    }
+    if left == 0 {
+        reasons.remove(&PendingCause::Taint);
+    } else {
+        reasons.insert(PendingCause::Taint, left);
+    }
+}
+
+/// How many pressured nodes a finding names.
+const PRESSURED_NODES_NAMED: usize = 10;
+
+/// The nodes that carry the taint of a pressure cause now, by name.
+fn pressured_nodes(cluster: &Cluster, cause: PendingCause) -> Vec<String> {
+    let Some(taint) = pressure_taint(cause) else {
+        return Vec::new();
+    };
+    let mut nodes: Vec<String> = cluster
+        .nodes()
+        .filter(|n| n.spec.taints.iter().any(|t| t.key == taint))
+        .map(|n| n.metadata.name.to_string())
+        .collect();
+    nodes.sort();
+    nodes.truncate(PRESSURED_NODES_NAMED);
+    nodes
+}
+
 /// Since when an unbound pod has been pending: since it was created. A
 /// scheduler that rewrites the PodScheduled condition on every attempt moves
 /// its lastTransitionTime each time, which would restart the clock; the
@@ -91,6 +167,7 @@ fn judge(
         namespace: namespace_of(&pod.metadata.namespace),
         name: pod.metadata.name.to_string(),
         container: None,
+        container_kind: None,
         node: None,
         cause: Cause::PodPending(cause),
         since,
@@ -99,10 +176,10 @@ fn judge(
     };
     let scheduled = pod.status.conditions.pod_scheduled.as_ref();
     let gated = scheduled.is_some_and(|c| c.reason() == "SchedulingGated");
-    if !pod.spec.scheduling_gates.is_empty() || gated {
+    if !pod.spec.scheduling_gates().is_empty() || gated {
         let gates: Vec<_> = pod
             .spec
-            .scheduling_gates
+            .scheduling_gates()
             .iter()
             .map(|g| g.name.as_str())
             .collect();
@@ -115,7 +192,8 @@ fn judge(
     }
     match scheduled {
         Some(c) if c.status != ConditionStatus::True => {
-            let parsed = classify::scheduler_reasons(c.message());
+            let mut parsed = classify::scheduler_reasons(c.message());
+            attribute_unnamed_taints(schedulers.cluster, c.message(), &mut parsed.reasons);
             // Ties go to the first reason in the vocabulary's order.
             let cause = parsed
                 .reasons
@@ -130,6 +208,7 @@ fn judge(
                 Detail::Pending {
                     reasons: parsed.reasons,
                     nodes_total: parsed.nodes_total,
+                    pressured_nodes: pressured_nodes(schedulers.cluster, cause),
                 },
             ))
         }

@@ -158,6 +158,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         namespace: namespace_of(&m.namespace),
         name: m.name.to_string(),
         container: None,
+        container_kind: None,
         node: None,
         cause: Cause::PodCreateRefused(cause),
         since,

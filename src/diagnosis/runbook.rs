@@ -5,10 +5,7 @@
 //! `<base>/<alert in lower case>`, as kube-prometheus addresses its runbooks. A test
 //! checks that the rule file and this list name the same alerts.
 
-use super::causes::{
-    Anomaly, Cause, CrashLoopCause, ImagePullCause, NamespaceCause, PendingCause, RefusalCause,
-    TerminatingCause,
-};
+use super::causes::{Cause, CreatingCause, ImagePullCause, TerminatingCause};
 
 macro_rules! runbooks {
     ($($variant:ident => $alert:literal,)+) => {
@@ -50,13 +47,18 @@ runbooks! {
     PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck",
     DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked",
     StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck",
+    JobBlockedByTerminating => "KubeLifecycleJobBlockedByTerminating",
     NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent",
     NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers",
     NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed",
     PodUnschedulable => "KubeLifecyclePodUnschedulable",
     SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling",
     PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown",
+    NodesUnderPressure => "KubeLifecycleNodesUnderPressure",
     PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck",
+    PodSandboxFailingOnNode => "KubeLifecyclePodSandboxFailingOnNode",
+    PodSandboxFailing => "KubeLifecyclePodSandboxFailing",
+    InitContainerStuck => "KubeLifecycleInitContainerStuck",
     ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized",
     ImagePullNotFound => "KubeLifecycleImagePullNotFound",
     ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable",
@@ -69,6 +71,7 @@ runbooks! {
     ContainerProbeKilled => "KubeLifecycleContainerProbeKilled",
     PodNotReady => "KubeLifecyclePodNotReady",
     PodEvictions => "KubeLifecyclePodEvictions",
+    PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained",
     ContainerConfigError => "KubeLifecycleContainerConfigError",
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
     AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable",
@@ -106,73 +109,9 @@ impl Runbook {
     }
 
     /// The alert a finding with this cause raises (after its `for:`), which is also
-    /// where its runbook is.
+    /// where its runbook is: declared with the cause's vocabulary.
     pub(crate) fn for_cause(cause: Cause) -> Runbook {
-        match cause {
-            Cause::PodTerminating(c) => match c {
-                TerminatingCause::Finalizers => Runbook::PodTerminatingFinalizers,
-                TerminatingCause::NodeNotReady | TerminatingCause::NodeMissing => {
-                    Runbook::PodTerminatingNodeLost
-                }
-                TerminatingCause::ContainersRunning => Runbook::PodTerminatingContainersRunning,
-                TerminatingCause::CleanupPending => Runbook::PodTerminatingCleanupStuck,
-                TerminatingCause::Graceful | TerminatingCause::Unknown => {
-                    Runbook::PodTerminatingStuck
-                }
-            },
-            Cause::RecreateBlocked(_) => Runbook::DeploymentRecreateBlocked,
-            Cause::StatefulSetBlocked(_) => Runbook::StatefulSetPodStuck,
-            Cause::NamespaceTerminating(c) => match c {
-                NamespaceCause::DiscoveryFailed | NamespaceCause::GroupVersionParsingFailed => {
-                    Runbook::NamespaceTerminatingDiscoveryFailed
-                }
-                NamespaceCause::FinalizersRemaining | NamespaceCause::NamespaceFinalizer => {
-                    Runbook::NamespaceTerminatingFinalizers
-                }
-                NamespaceCause::ContentDeletionFailed
-                | NamespaceCause::ContentRemaining
-                | NamespaceCause::Unknown => Runbook::NamespaceTerminatingContent,
-            },
-            Cause::PodPending(PendingCause::NotScheduled) => Runbook::SchedulerNotScheduling,
-            Cause::PodPending(PendingCause::UnknownScheduler) => Runbook::PodSchedulerUnknown,
-            Cause::PodPending(_) => Runbook::PodUnschedulable,
-            Cause::ContainerCreating(_) => Runbook::PodContainerCreatingStuck,
-            Cause::ImagePull(c) => match c {
-                ImagePullCause::Unauthorized => Runbook::ImagePullUnauthorized,
-                ImagePullCause::NotFound
-                | ImagePullCause::InvalidName
-                | ImagePullCause::NeverPull
-                | ImagePullCause::PlatformMismatch => Runbook::ImagePullNotFound,
-                ImagePullCause::Tls
-                | ImagePullCause::HttpToHttps
-                | ImagePullCause::Dns
-                | ImagePullCause::ConnectionRefused
-                | ImagePullCause::Timeout => Runbook::ImagePullRegistryUnreachable,
-                ImagePullCause::QpsExceeded | ImagePullCause::RateLimited => {
-                    Runbook::ImagePullRateLimited
-                }
-                ImagePullCause::Corrupt
-                | ImagePullCause::InspectError
-                | ImagePullCause::NoSpace => Runbook::ImagePullNodeImageStore,
-                ImagePullCause::Unknown => Runbook::ContainerImagePullFailing,
-            },
-            Cause::CrashLoop(CrashLoopCause::OomKilled) => Runbook::ContainerOomKilledLooping,
-            Cause::CrashLoop(CrashLoopCause::LivenessProbe | CrashLoopCause::StartupProbe) => {
-                Runbook::ContainerProbeKilled
-            }
-            Cause::CrashLoop(_) => Runbook::ContainerCrashLooping,
-            Cause::ContainerConfig(_) => Runbook::ContainerConfigError,
-            Cause::DaemonSetUnscheduled(_) => Runbook::DaemonSetUnscheduled,
-            // The webhook's page explains its workloads (their per-workload
-            // KubeLifecyclePodCreateRefused is inhibited by it).
-            Cause::PodCreateRefused(RefusalCause::WebhookUnreachable) => {
-                Runbook::AdmissionWebhookUnreachable
-            }
-            Cause::PodCreateRefused(RefusalCause::QuotaExceeded) => Runbook::PodCreateQuotaExceeded,
-            Cause::PodCreateRefused(_) => Runbook::PodCreateRefused,
-            Cause::PodNotReady(_) => Runbook::PodNotReady,
-            Cause::PodEvicted(_) => Runbook::PodEvictions,
-        }
+        cause.runbook()
     }
 }
 
@@ -186,6 +125,12 @@ impl Runbook {
             Runbook::NodeLost => &[
                 Cause::PodTerminating(TerminatingCause::NodeNotReady),
                 Cause::PodTerminating(TerminatingCause::NodeMissing),
+            ],
+            // As the rule: the same sandbox cause on several nodes.
+            Runbook::PodSandboxFailing => &[
+                Cause::ContainerCreating(CreatingCause::SandboxImagePull),
+                Cause::ContainerCreating(CreatingCause::Cni),
+                Cause::ContainerCreating(CreatingCause::SandboxOther),
             ],
             // As the rule's cause matcher: what says the registry, not the node.
             Runbook::RegistryPullFailing => &[
@@ -202,13 +147,9 @@ impl Runbook {
             _ => &[],
         };
         let mut causes: Vec<Cause> = counted.to_vec();
-        for &anomaly in Anomaly::ALL {
-            for (label, _) in Cause::vocabulary(anomaly) {
-                if let Some(cause) = Cause::from_labels(anomaly.as_str(), label) {
-                    if Runbook::for_cause(cause) == self && !causes.contains(&cause) {
-                        causes.push(cause);
-                    }
-                }
+        for cause in Cause::all() {
+            if cause.runbook() == self && !causes.contains(&cause) {
+                causes.push(cause);
             }
         }
         causes
@@ -236,14 +177,8 @@ mod tests {
 
     #[test]
     fn every_cause_is_covered_by_the_alert_it_raises_and_aggregates_add_theirs() {
-        for &anomaly in Anomaly::ALL {
-            for (label, _) in Cause::vocabulary(anomaly) {
-                let cause = Cause::from_labels(anomaly.as_str(), label).unwrap();
-                assert!(
-                    Runbook::for_cause(cause).covers().contains(&cause),
-                    "{label}"
-                );
-            }
+        for cause in Cause::all() {
+            assert!(cause.runbook().covers().contains(&cause), "{cause:?}");
         }
         let lost = Runbook::NodeLost.covers();
         assert!(lost.contains(&Cause::PodTerminating(TerminatingCause::NodeMissing)));

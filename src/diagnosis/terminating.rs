@@ -35,6 +35,7 @@ pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &m
             namespace: namespace_of(&pod.metadata.namespace),
             name: pod.metadata.name.to_string(),
             container: None,
+            container_kind: None,
             node: node_of(&pod.spec.node_name),
             cause: Cause::PodTerminating(verdict.cause),
             since: Some(requested),

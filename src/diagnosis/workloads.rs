@@ -3,16 +3,23 @@
 //! - `recreate_blocked`: the deployment controller's Recreate strategy scales the
 //!   old ReplicaSets to zero and creates the new one only when no old pod is left
 //!   in a non-terminal phase (`oldPodsRunning` in pkg/controller/deployment/recreate.go:
-//!   a Terminating pod is still Running or Unknown, so it counts);
+//!   a Terminating pod is still Running or Unknown, so it counts); with
+//!   `podReplacementPolicy: TerminationComplete` (KEP-3973, 1.33+) a rolling
+//!   Deployment counts its Terminating pods as present too;
 //! - `statefulset_blocked`: the StatefulSet controller recreates an ordinal only
 //!   once the old pod object is gone;
+//! - `job_blocked`: the job controller replaces a pod only once it is gone with
+//!   `podReplacementPolicy: Failed` (which a `podFailurePolicy` requires), and
+//!   writes a decided Job's `Failed` or `Complete` only once its pods are gone
+//!   (1.31+);
 //! - `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover.
 
 use crate::model::plural::count;
 use std::collections::{BTreeSet, HashSet};
 
 use crate::model::{
-    Cluster, DaemonSet, Deployment, HostPort, Kind, Pod, ReplicaSet, StatefulSet, Time, host_ports,
+    Cluster, DaemonSet, Deployment, HostPort, Job, Kind, Pod, ReplicaSet, StatefulSet, Time,
+    host_ports,
 };
 
 use super::classify;
@@ -29,17 +36,9 @@ pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &m
             .deployments()
             .filter_map(|d| recreate_blocked(cluster, d, now)),
     );
-    // Only a Terminating pod blocks a StatefulSet: the sets no such pod names
-    // as its controller are not walked (a scrape used to walk every set's pods).
-    let with_terminating: HashSet<(&str, &str)> = unsettled
-        .iter()
-        .filter(|p| p.is_terminating())
-        .filter_map(|p| {
-            let c = p.metadata.controller()?;
-            (c.kind == Kind::StatefulSet.as_str())
-                .then_some((p.metadata.namespace.as_str(), c.name.as_str()))
-        })
-        .collect();
+    // Only a Terminating pod blocks a StatefulSet or a Job: the controllers no
+    // such pod names are not walked (a scrape used to walk every set's pods).
+    let with_terminating = controllers_with_terminating(unsettled, Kind::StatefulSet);
     out.extend(
         cluster
             .stateful_sets()
@@ -49,11 +48,36 @@ pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &m
             })
             .filter_map(|s| statefulset_blocked(cluster, s, now)),
     );
+    let jobs_with_terminating = controllers_with_terminating(unsettled, Kind::Job);
+    out.extend(
+        cluster
+            .jobs()
+            .filter(|j| {
+                jobs_with_terminating
+                    .contains(&(j.metadata.namespace.as_str(), j.metadata.name.as_str()))
+            })
+            .filter_map(|j| job_blocked(cluster, j, now)),
+    );
     out.extend(
         cluster
             .daemon_sets()
             .filter_map(|d| daemonset_unscheduled(cluster, d)),
     );
+}
+
+/// (namespace, name) of the controllers of `kind` that a Terminating pod names.
+fn controllers_with_terminating<'a>(
+    unsettled: &[&'a Pod],
+    kind: Kind,
+) -> HashSet<(&'a str, &'a str)> {
+    unsettled
+        .iter()
+        .filter(|p| p.is_terminating())
+        .filter_map(|p| {
+            let c = p.metadata.controller()?;
+            (c.kind == kind.as_str()).then_some((p.metadata.namespace.as_str(), c.name.as_str()))
+        })
+        .collect()
 }
 
 /// Why a pod that blocks its workload is not gone.
@@ -99,6 +123,7 @@ fn blocked_finding(
         namespace: namespace_of(namespace),
         name: name.to_string(),
         container: None,
+        container_kind: None,
         // The reported pod's node: a lost node's alert then explains (and
         // inhibits) the workload's.
         node: node_of(&oldest.spec.node_name),
@@ -123,8 +148,11 @@ fn pods_of<'a>(cluster: &'a Cluster, rs: &'a ReplicaSet) -> impl Iterator<Item =
 }
 
 fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
-    if !d.is_recreate() || d.spec.paused || d.desired_replicas() == 0 {
+    if !d.waits_for_terminating_pods() || d.spec.paused || d.desired_replicas() == 0 {
         return None;
+    }
+    if !d.is_recreate() {
+        return termination_complete_blocked(cluster, d, now);
     }
     let (old, current): (Vec<_>, Vec<_>) = cluster
         .replica_sets_of(d)
@@ -154,6 +182,61 @@ fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Find
         &d.metadata.name,
         blocking,
         Cause::RecreateBlocked,
+    )
+}
+
+/// A rolling Deployment with `podReplacementPolicy: TerminationComplete` short
+/// of available pods while pods of it are Terminating: those count against
+/// its surge until they are gone.
+fn termination_complete_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
+    if d.status.available_replicas >= d.desired_replicas() {
+        return None;
+    }
+    let blocking: Vec<&Pod> = cluster
+        .replica_sets_of(d)
+        .flat_map(|rs| pods_of(cluster, rs))
+        .filter(|p| p.is_terminating())
+        .collect();
+    if blocking.is_empty() {
+        return None;
+    }
+    blocked_finding(
+        cluster,
+        now,
+        Kind::Deployment,
+        &d.metadata.namespace,
+        &d.metadata.name,
+        blocking,
+        Cause::RecreateBlocked,
+    )
+}
+
+/// A Job that waits for its Terminating pods: it wants pods and replaces only
+/// pods that are gone, or its outcome is decided and waits for its pods to
+/// terminate before it is written.
+fn job_blocked(cluster: &Cluster, job: &Job, now: Time) -> Option<Finding> {
+    let wants_replacements = job.replaces_only_gone_pods()
+        && !job.spec.suspend
+        && job.wanted_active() > job.status.active;
+    if !wants_replacements && !job.status.outcome.finishing {
+        return None;
+    }
+    let m = &job.metadata;
+    let blocking: Vec<&Pod> = cluster
+        .pods_owned_by(Kind::Job, &m.namespace, &m.name, &m.uid)
+        .filter(|p| p.is_terminating())
+        .collect();
+    if blocking.is_empty() {
+        return None;
+    }
+    blocked_finding(
+        cluster,
+        now,
+        Kind::Job,
+        &m.namespace,
+        &m.name,
+        blocking,
+        Cause::JobBlocked,
     )
 }
 
@@ -296,6 +379,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         namespace: namespace_of(&m.namespace),
         name: m.name.to_string(),
         container: None,
+        container_kind: None,
         node: None,
         cause: Cause::DaemonSetUnscheduled(cause),
         // When its pods became unschedulable, if they say; else since it exists.

@@ -23,18 +23,36 @@ pub(crate) fn replica_failure<'de, D: Deserializer<'de>>(
         .map(Box::new))
 }
 
-/// Whether a Job's conditions say it is over: `Complete` or `Failed`, or the
-/// `SuccessCriteriaMet` / `FailureTarget` that precede them (1.31+). The job
-/// controller creates no pod for a Job in any of these.
-fn job_over<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+/// What a Job's conditions say of its outcome.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobOutcome {
+    /// `Complete` or `Failed`, or the `SuccessCriteriaMet` / `FailureTarget`
+    /// that precede them (1.31+): the job controller creates no pod for a Job
+    /// in any of these.
+    pub over: bool,
+    /// `SuccessCriteriaMet` or `FailureTarget` without `Complete` or `Failed`
+    /// yet: the outcome is decided and the controller waits for the Job's pods
+    /// to terminate before it writes the final condition (1.31+).
+    pub finishing: bool,
+}
+
+fn job_outcome<'de, D: Deserializer<'de>>(deserializer: D) -> Result<JobOutcome, D::Error> {
     let all: Vec<Condition> = nullable(deserializer)?;
-    Ok(all.iter().any(|c| {
-        c.status == super::meta::ConditionStatus::True
-            && matches!(
-                c.type_.as_str(),
-                "Complete" | "Failed" | "SuccessCriteriaMet" | "FailureTarget"
-            )
-    }))
+    let holds = |type_: &str| {
+        all.iter()
+            .any(|c| c.type_ == type_ && c.status == super::meta::ConditionStatus::True)
+    };
+    let decided = holds("SuccessCriteriaMet") || holds("FailureTarget");
+    let finished = holds("Complete") || holds("Failed");
+    Ok(JobOutcome {
+        over: decided || finished,
+        finishing: decided && !finished,
+    })
+}
+
+/// Whether an optional object is there (not missing, not `null`).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(Option::<serde::de::IgnoredAny>::deserialize(deserializer)?.is_some())
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -48,6 +66,7 @@ pub struct Job {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct JobSpec {
     /// The API defaults a missing parallelism to 1.
     #[serde(default)]
@@ -57,6 +76,13 @@ pub struct JobSpec {
     pub completions: Option<i32>,
     #[serde(default, deserialize_with = "nullable")]
     pub suspend: bool,
+    /// `TerminatingOrFailed` (the default) or `Failed`: with `Failed` the job
+    /// controller replaces a pod only once it is gone (1.29 beta, 1.34 GA).
+    #[serde(default, deserialize_with = "nullable")]
+    pub pod_replacement_policy: String,
+    /// A `podFailurePolicy` is set, which requires `podReplacementPolicy: Failed`.
+    #[serde(default, deserialize_with = "present")]
+    pub pod_failure_policy: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -65,19 +91,28 @@ pub struct JobStatus {
     pub active: i32,
     #[serde(default, deserialize_with = "nullable")]
     pub succeeded: i32,
-    /// Complete, Failed or about to be (see [`job_over`]).
-    #[serde(rename = "conditions", default, deserialize_with = "job_over")]
-    pub over: bool,
+    /// Pods of the Job being deleted (1.28+, when the feature is on).
+    #[serde(default)]
+    pub terminating: Option<i32>,
+    #[serde(rename = "conditions", default, deserialize_with = "job_outcome")]
+    pub outcome: JobOutcome,
 }
 
 impl Job {
+    /// Whether the job controller replaces a pod only once it is gone:
+    /// `podReplacementPolicy: Failed`, explicit or required by a
+    /// `podFailurePolicy` (pkg/controller/job, `onlyReplaceFailedPods`).
+    pub(crate) fn replaces_only_gone_pods(&self) -> bool {
+        self.spec.pod_replacement_policy == "Failed" || self.spec.pod_failure_policy
+    }
+
     /// The pods the job controller wants running now, as its `manageJob`
     /// computes it (pkg/controller/job/job_controller.go): none for a
     /// suspended or finished Job; with `completions`, the completions still
     /// missing, at most `parallelism`; without, `parallelism` until a pod has
     /// succeeded, then no new pod.
     pub(crate) fn wanted_active(&self) -> i32 {
-        if self.spec.suspend || self.status.over {
+        if self.spec.suspend || self.status.outcome.over {
             return 0;
         }
         let parallelism = self.spec.parallelism.unwrap_or(1).max(0);

@@ -18,7 +18,8 @@ pub struct Pod {
 }
 
 /// The pod spec as the diagnosis keeps it: of the containers, only the host
-/// ports they claim (a pod of a large cluster rarely claims any).
+/// ports they claim (a pod of a large cluster rarely claims any) and which init
+/// containers are native sidecars.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodSpec {
     /// Interned: a node's pods share its name.
@@ -27,9 +28,33 @@ pub struct PodSpec {
     /// object does not say, which the API server defaults to `default-scheduler`.
     pub scheduler_name: Name,
     pub host_network: bool,
-    pub scheduling_gates: List<SchedulingGate>,
     /// What the containers and init containers claim on the node, sorted, no duplicates.
     pub host_ports: List<HostPort>,
+    /// What few pods carry, boxed together so that the others pay one pointer.
+    pub rare: Option<Box<RareSpec>>,
+}
+
+/// The parts of a pod spec most pods leave empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RareSpec {
+    pub scheduling_gates: Vec<SchedulingGate>,
+    /// Init containers with `restartPolicy: Always`: native sidecars (1.29+,
+    /// GA 1.33), which keep running beside the app; the init containers after
+    /// one start once it has started.
+    pub sidecars: Vec<String>,
+}
+
+impl PodSpec {
+    pub(crate) fn scheduling_gates(&self) -> &[SchedulingGate] {
+        self.rare.as_ref().map_or(&[], |r| &r.scheduling_gates)
+    }
+
+    /// Whether the init container `name` is a native sidecar.
+    pub(crate) fn is_sidecar(&self, name: &str) -> bool {
+        self.rare
+            .as_ref()
+            .is_some_and(|r| r.sidecars.iter().any(|s| s == name))
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -38,7 +63,8 @@ pub struct SchedulingGate {
     pub name: String,
 }
 
-/// A container of a pod spec or pod template: only its ports matter here.
+/// A container of a pod spec or pod template: only its ports matter here, and
+/// for an init container whether it is a native sidecar.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerSpec {
@@ -46,6 +72,9 @@ pub struct ContainerSpec {
     pub name: String,
     #[serde(default, deserialize_with = "nullable")]
     pub ports: Vec<ContainerPort>,
+    /// `Always` on an init container makes it a native sidecar.
+    #[serde(default, deserialize_with = "nullable")]
+    pub restart_policy: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -185,6 +214,10 @@ pub struct ContainerStatus {
     pub name: String,
     pub image: String,
     pub ready: bool,
+    /// `started`: false until the startup probe (if any) passes and a
+    /// postStart hook returns; the kubelet starts the init containers after a
+    /// native sidecar only once it has started.
+    pub started: Option<bool>,
     pub restart_count: i32,
     pub state: ContainerState,
     pub last_state: ContainerState,
@@ -220,19 +253,32 @@ pub struct Terminated {
     pub finished_at: Option<Time>,
 }
 
-/// Which list of the pod a container status came from; events name containers
-/// by field path (`spec.containers{app}`, `spec.initContainers{init}`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which list of the pod a container status came from, and for an init
+/// container whether it is a native sidecar; events name containers by field
+/// path (`spec.containers{app}`, `spec.initContainers{init}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ContainerKind {
     Init,
+    Sidecar,
     Regular,
 }
 
 impl ContainerKind {
     pub(crate) fn field_path(self, container: &str) -> String {
         match self {
-            ContainerKind::Init => format!("spec.initContainers{{{container}}}"),
+            ContainerKind::Init | ContainerKind::Sidecar => {
+                format!("spec.initContainers{{{container}}}")
+            }
             ContainerKind::Regular => format!("spec.containers{{{container}}}"),
+        }
+    }
+
+    /// `init`, `sidecar`, `app`: how the outputs name the container's role.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainerKind::Init => "init",
+            ContainerKind::Sidecar => "sidecar",
+            ContainerKind::Regular => "app",
         }
     }
 }
@@ -242,15 +288,16 @@ impl Pod {
         self.metadata.deletion_timestamp.is_some()
     }
 
-    /// Bound to a node, not being deleted, past Pending, no container
-    /// waiting, Ready if Running, and not thrown out of its node: nothing the
+    /// Bound to a node, not being deleted, past Pending (and not Unknown: a
+    /// pod whose node stopped reporting), no container waiting, Ready if
+    /// Running, and not thrown out of its node: nothing the
     /// per-pod diagnoses report (a pod that completed or failed on its own is
     /// settled too). Such pods are the bulk of a large cluster and are skipped
     /// at scrape time; the workload diagnoses still see them through their owners.
     pub(crate) fn is_settled(&self) -> bool {
         !self.is_terminating()
             && !self.spec.node_name.is_empty()
-            && self.status.phase != PodPhase::Pending
+            && !matches!(self.status.phase, PodPhase::Pending | PodPhase::Unknown)
             && !self.is_not_ready()
             && !self.may_be_evicted()
             && self
@@ -299,20 +346,52 @@ impl Pod {
         )
     }
 
-    /// Every container status, init containers first, with the list it came from.
+    /// Every container status, init containers first (in the order the
+    /// kubelet starts them), with the list it came from.
     pub(crate) fn container_statuses(
         &self,
     ) -> impl Iterator<Item = (ContainerKind, &ContainerStatus)> {
         self.status
             .init_container_statuses
             .iter()
-            .map(|s| (ContainerKind::Init, s))
+            .map(|s| {
+                let kind = if self.spec.is_sidecar(&s.name) {
+                    ContainerKind::Sidecar
+                } else {
+                    ContainerKind::Init
+                };
+                (kind, s)
+            })
             .chain(
                 self.status
                     .container_statuses
                     .iter()
                     .map(|s| (ContainerKind::Regular, s)),
             )
+    }
+
+    /// The init container the pod's start waits on: the first, in the order
+    /// the kubelet starts them, that has not finished (an init container that
+    /// has not exited 0) or not started (a native sidecar whose startup probe
+    /// has not passed); `None` once every init container is done, or when the
+    /// pod has none.
+    pub(crate) fn pending_init_container(&self) -> Option<(ContainerKind, &ContainerStatus)> {
+        self.container_statuses()
+            .take_while(|(kind, _)| *kind != ContainerKind::Regular)
+            .find(|(kind, s)| match kind {
+                ContainerKind::Sidecar => {
+                    s.started != Some(true) && !(s.started.is_none() && s.state.running.is_some())
+                }
+                _ => s.state.terminated.as_ref().is_none_or(|t| t.exit_code != 0),
+            })
+    }
+
+    /// Which kind of container of the pod `name` is (an app container when
+    /// no status names it).
+    pub(crate) fn container_kind(&self, name: &str) -> ContainerKind {
+        self.container_statuses()
+            .find(|(_, s)| s.name == name)
+            .map_or(ContainerKind::Regular, |(kind, _)| kind)
     }
 
     /// The host ports the pod's containers and init containers claim.

@@ -21,17 +21,21 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use super::deferred::{Deferred, Key};
-use super::meta::{Condition, ConditionStatus, List, Meta, Time, compact, nullable};
+use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
 use super::name::{Name, interned};
 use super::pod::{
     ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
-    PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated, Waiting, host_ports,
+    PodPhase, PodSpec, PodStatus, RareSpec, Running, SchedulingGate, Terminated, Waiting,
+    host_ports,
 };
 
 /// A container status with a waiting state names this key.
 static WAITING: Key = Key::new("\"waiting\"");
 /// A container spec that claims a port on the node names this key.
 static HOST_PORT: Key = Key::new("\"hostPort\"");
+/// An init container that is a native sidecar names this key (a pod's own
+/// `restartPolicy` is outside its container lists).
+static RESTART_POLICY: Key = Key::new("\"restartPolicy\"");
 
 /// A pod as the API prints it (of the fields kept), before a settled pod sheds
 /// its container statuses.
@@ -116,8 +120,8 @@ struct PodSpecWire<'a> {
     scheduler_name: Name,
     #[serde(default, deserialize_with = "nullable")]
     host_network: bool,
-    #[serde(default, deserialize_with = "compact")]
-    scheduling_gates: List<SchedulingGate>,
+    #[serde(default, deserialize_with = "nullable")]
+    scheduling_gates: Vec<SchedulingGate>,
     #[serde(default, borrow)]
     containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
@@ -131,15 +135,36 @@ impl<'de> Deserialize<'de> for PodSpec {
             return Ok(PodSpec::default());
         };
         let mut ports = claimed_ports(wire.containers, wire.host_network)?;
-        ports.extend(claimed_ports(wire.init_containers, wire.host_network)?);
+        let init = wire.init_containers;
+        let sidecars = if init.may_name(&RESTART_POLICY, |c| {
+            c.iter().any(|c| !c.restart_policy.is_empty())
+        }) || init.may_name(&HOST_PORT, |_| true)
+            || wire.host_network
+        {
+            let init = init.decode()?;
+            ports.extend(host_ports(&init, wire.host_network));
+            init.into_iter()
+                .filter(|c| c.restart_policy == "Always")
+                .map(|c| c.name)
+                .collect()
+        } else {
+            init.skip()?;
+            Vec::new()
+        };
         ports.sort();
         ports.dedup();
+        let rare = (!wire.scheduling_gates.is_empty() || !sidecars.is_empty()).then(|| {
+            Box::new(RareSpec {
+                scheduling_gates: wire.scheduling_gates,
+                sidecars,
+            })
+        });
         Ok(PodSpec {
             node_name: wire.node_name,
             scheduler_name: wire.scheduler_name,
             host_network: wire.host_network,
-            scheduling_gates: wire.scheduling_gates,
             host_ports: ports.into_boxed_slice(),
+            rare,
         })
     }
 }
@@ -233,6 +258,8 @@ struct ContainerStatusWire<'a> {
     image: Text<'a>,
     #[serde(default, deserialize_with = "nullable")]
     ready: bool,
+    #[serde(default)]
+    started: Option<bool>,
     #[serde(default, deserialize_with = "nullable")]
     restart_count: i32,
     #[serde(default, borrow)]
@@ -294,6 +321,7 @@ impl ContainerStatusWire<'_> {
             name: self.name.owned(),
             image: self.image.owned(),
             ready: self.ready,
+            started: self.started,
             restart_count: self.restart_count,
             state: state(self.state)?,
             last_state: state(self.last_state)?,

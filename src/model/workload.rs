@@ -12,9 +12,12 @@ pub struct Deployment {
     pub metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
     pub spec: DeploymentSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: DeploymentStatus,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DeploymentSpec {
     /// The API defaults a missing count to 1.
     #[serde(default)]
@@ -23,6 +26,21 @@ pub struct DeploymentSpec {
     pub strategy: DeploymentStrategy,
     #[serde(default, deserialize_with = "nullable")]
     pub paused: bool,
+    /// `TerminationStarted` (the default) or `TerminationComplete`: with the
+    /// latter the deployment controller creates new pods only once the pods
+    /// being deleted are gone (KEP-3973, alpha 1.33).
+    #[serde(default, deserialize_with = "nullable")]
+    pub pod_replacement_policy: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub available_replicas: i32,
+    /// Pods of the Deployment being deleted (1.33+, when the feature is on).
+    #[serde(default)]
+    pub terminating_replicas: Option<i32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -35,6 +53,12 @@ pub struct DeploymentStrategy {
 impl Deployment {
     pub(crate) fn is_recreate(&self) -> bool {
         self.spec.strategy.type_ == "Recreate"
+    }
+
+    /// Whether the controller waits for pods being deleted before it creates
+    /// new ones: the Recreate strategy, or `podReplacementPolicy: TerminationComplete`.
+    pub(crate) fn waits_for_terminating_pods(&self) -> bool {
+        self.is_recreate() || self.spec.pod_replacement_policy == "TerminationComplete"
     }
 
     pub(crate) fn desired_replicas(&self) -> i32 {

@@ -15,9 +15,9 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 
 use super::{FindingFilter, Paging, RunbookLinks, alerts, registry};
-use crate::diagnosis::{Anomaly, Cause, Finding, Runbook};
-use crate::model::Kind;
+use crate::diagnosis::{Anomaly, Cause, CreatingCause, Finding, Runbook};
 use crate::model::age;
+use crate::model::{ContainerKind, Kind};
 
 /// Escapes text for HTML element content and attribute values.
 pub(crate) fn escape(text: &str) -> String {
@@ -157,7 +157,12 @@ fn object_name(f: &Finding) -> String {
         f.name,
         f.container
             .as_deref()
-            .map(|c| format!(" [{c}]"))
+            .map(|c| match f.container_kind {
+                Some(kind @ (ContainerKind::Init | ContainerKind::Sidecar)) => {
+                    format!(" [{} {c}]", kind.as_str())
+                }
+                _ => format!(" [{c}]"),
+            })
             .unwrap_or_default()
     )
 }
@@ -270,6 +275,9 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
 
     // A lost node explains its pods' Terminating and the workloads they block.
     let mut lost_nodes: BTreeMap<&str, usize> = BTreeMap::new();
+    // A node whose sandboxes fail, or under pressure, explains its pods.
+    let mut sandbox_nodes: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut pressured_nodes: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
     let mut registries: BTreeMap<&str, usize> = BTreeMap::new();
     let mut namespaces: BTreeMap<&str, usize> = BTreeMap::new();
     let mut workloads: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
@@ -278,6 +286,28 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         if matches!(f.cause.as_str(), "node_not_ready" | "node_missing") {
             if let Some(node) = f.node.as_deref() {
                 *lost_nodes.entry(node).or_default() += 1;
+            }
+        }
+        if matches!(
+            f.cause,
+            Cause::ContainerCreating(
+                CreatingCause::Cni | CreatingCause::SandboxImagePull | CreatingCause::SandboxOther
+            )
+        ) {
+            if let Some(node) = f.node.as_deref() {
+                *sandbox_nodes.entry(node).or_default() += 1;
+            }
+        }
+        if let crate::diagnosis::Detail::Pending {
+            pressured_nodes: nodes,
+            ..
+        } = &f.detail
+        {
+            for node in nodes {
+                pressured_nodes
+                    .entry(node)
+                    .or_insert((0, f.cause.as_str()))
+                    .0 += 1;
             }
         }
         if let Some(r) = registry(f) {
@@ -313,6 +343,13 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
             "findings on it",
         ),
         (
+            "Nodes failing pod sandboxes",
+            "node",
+            sandbox_nodes,
+            "pod without a sandbox",
+            "pods without a sandbox",
+        ),
+        (
             "Failing registries",
             "registry",
             registries,
@@ -334,6 +371,30 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
                 with(key, name),
                 foreign(name),
                 if n == 1 { one } else { many }
+            );
+        }
+        if total > TOP {
+            let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
+        }
+        html.push_str("</ul></section>\n");
+    }
+    // Pressured nodes keep unbound pods out: they link to those pods' cause.
+    if !pressured_nodes.is_empty() {
+        any = true;
+        let total = pressured_nodes.len();
+        let mut nodes: Vec<(&str, (usize, &str))> = pressured_nodes.into_iter().collect();
+        nodes.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+        let _ = write!(
+            html,
+            "<section><h3>Nodes under pressure ({total})</h3>\n<ul>\n"
+        );
+        for (node, (n, cause)) in nodes.into_iter().take(TOP) {
+            let _ = writeln!(
+                html,
+                "<li><a href=\"{}\"><code>{}</code></a>: {cause}, {n} pending pod{}</li>",
+                with("cause", cause),
+                foreign(node),
+                if n == 1 { "" } else { "s" }
             );
         }
         if total > TOP {
@@ -763,6 +824,7 @@ mod tests {
             namespace: Some(ns.into()),
             name: name.into(),
             container: None,
+            container_kind: None,
             node: Some(node.into()),
             cause,
             since: Some("2026-11-27T05:00:00Z".parse().unwrap()),

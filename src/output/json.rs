@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::diagnosis::{Detail, Finding, ProbeFailure};
+use crate::diagnosis::{Detail, Finding};
 
 use super::RunbookLinks;
 
@@ -15,6 +15,8 @@ struct JsonFinding<'a> {
     namespace: Option<&'a str>,
     name: &'a str,
     container: Option<&'a str>,
+    /// `init`, `sidecar` or `app` when a container is named.
+    container_type: Option<&'static str>,
     anomaly: &'static str,
     cause: &'static str,
     /// RFC 3339, or null when the API shows no time.
@@ -27,21 +29,13 @@ struct JsonFinding<'a> {
     runbook: String,
 }
 
-fn probe_failure(f: &Finding) -> Option<ProbeFailure> {
-    match f.detail {
-        Detail::CrashLoop { probe_failure, .. } | Detail::NotReady { probe_failure } => {
-            probe_failure
-        }
-        _ => None,
-    }
-}
-
 fn row<'a>(f: &'a Finding, links: &RunbookLinks) -> JsonFinding<'a> {
     JsonFinding {
         kind: f.kind.as_str(),
         namespace: f.namespace.as_deref(),
         name: &f.name,
         container: f.container.as_deref(),
+        container_type: f.container_kind.map(|k| k.as_str()),
         anomaly: f.anomaly().as_str(),
         cause: f.cause.as_str(),
         since: f.since.map(|t| t.to_string()),
@@ -52,7 +46,7 @@ fn row<'a>(f: &'a Finding, links: &RunbookLinks) -> JsonFinding<'a> {
             }
             _ => BTreeMap::new(),
         },
-        probe_failure: probe_failure(f).map(|p| p.as_str()),
+        probe_failure: f.detail.probe_failure().map(|p| p.as_str()),
         runbook: links.link(f.runbook()),
     }
 }
@@ -117,6 +111,7 @@ mod tests {
             namespace: Some("shop".into()),
             name: name.into(),
             container: None,
+            container_kind: None,
             node: Some("worker-3".into()),
             cause: Cause::PodTerminating(TerminatingCause::Finalizers),
             since: None,

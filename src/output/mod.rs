@@ -147,6 +147,7 @@ mod tests {
             namespace: Some("shop".into()),
             name: "web-1".into(),
             container: None,
+            container_kind: None,
             node: Some("worker-3".into()),
             cause: Cause::PodTerminating(TerminatingCause::Finalizers),
             since: None,

@@ -3,6 +3,7 @@
 use jiff::Timestamp;
 
 use crate::diagnosis::{Detail, Finding};
+use crate::model::ContainerKind;
 use crate::model::age;
 use crate::model::plural::count;
 
@@ -30,7 +31,12 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
         .map(|f| {
             let mut object = format!("{}/{}", f.kind.as_str().to_lowercase(), f.name);
             if let Some(c) = &f.container {
-                object.push_str(&format!(" [{c}]"));
+                match f.container_kind {
+                    Some(kind @ (ContainerKind::Init | ContainerKind::Sidecar)) => {
+                        object.push_str(&format!(" [{} {c}]", kind.as_str()))
+                    }
+                    _ => object.push_str(&format!(" [{c}]")),
+                }
             }
             // Every cell goes through `visible`: names, messages and images
             // are written by whoever can create a pod or an event.
@@ -79,13 +85,18 @@ fn detail(f: &Finding) -> String {
         Detail::Pending {
             reasons,
             nodes_total,
+            pressured_nodes,
         } if !reasons.is_empty() => {
             let mut parts: Vec<_> = reasons.iter().collect();
             parts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let list: Vec<String> = parts.iter().map(|(r, n)| format!("{n} {r}")).collect();
-            match nodes_total {
+            let reasons = match nodes_total {
                 Some(total) => format!("0/{total} nodes: {}", list.join(", ")),
                 None => list.join(", "),
+            };
+            match pressured_nodes.as_slice() {
+                [] => reasons,
+                nodes => format!("{reasons}; under pressure: {}", nodes.join(", ")),
             }
         }
         Detail::ImagePull { image, .. } => format!("{image}: {}", f.message),
@@ -102,8 +113,12 @@ fn detail(f: &Finding) -> String {
             None => format!("{}: {}", count(*restarts, "restart", "restarts"), f.message),
         },
         Detail::NamespaceContent {
+            terminating_pods, ..
+        } if !terminating_pods.is_empty() => f.message.clone(),
+        Detail::NamespaceContent {
             remaining_resources,
             remaining_finalizers,
+            ..
         } if !remaining_resources.is_empty() || !remaining_finalizers.is_empty() => {
             let r: Vec<String> = remaining_resources
                 .iter()

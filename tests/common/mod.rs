@@ -8,6 +8,8 @@ pub mod cli;
 pub mod daemons;
 pub mod dashboards;
 pub mod exporter;
+pub mod real_rows;
+pub mod shapes;
 
 use kube_lifecycle_exporter::diagnosis::{self, Finding};
 use kube_lifecycle_exporter::model::Time;

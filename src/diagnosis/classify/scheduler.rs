@@ -63,14 +63,14 @@ const PREDICATES: &[(&str, PendingCause)] = &[
     ("checknodeunschedulable", NodeUnschedulable),
     ("nodeunschedulable", NodeUnschedulable),
     ("checknodecondition", NodeNotReady),
-    ("checknodememorypressure", NodeNotReady),
-    ("checknodediskpressure", NodeNotReady),
-    ("checknodepidpressure", NodeNotReady),
-    ("nodeoutofdisk", NodeNotReady),
+    ("checknodememorypressure", NodeMemoryPressure),
+    ("checknodediskpressure", NodeDiskPressure),
+    ("checknodepidpressure", NodePidPressure),
+    ("nodeoutofdisk", NodeDiskPressure),
     ("nodenotready", NodeNotReady),
-    ("nodeundermemorypressure", NodeNotReady),
-    ("nodeunderdiskpressure", NodeNotReady),
-    ("nodeunderpidpressure", NodeNotReady),
+    ("nodeundermemorypressure", NodeMemoryPressure),
+    ("nodeunderdiskpressure", NodeDiskPressure),
+    ("nodeunderpidpressure", NodePidPressure),
     ("nodenetworkunavailable", NodeNotReady),
     ("nodeunknowncondition", NodeNotReady),
     // volumes
@@ -148,25 +148,46 @@ const REASONS: &[Rule<PendingCause>] = &[
             "requested labels",
         ],
     ),
-    // The node's conditions, as conditions or as the taints they became in
-    // 1.13-1.17: the node is not fit to run pods, whatever the pod tolerates.
+    // The node's pressure conditions, as conditions or as the taints they
+    // became in 1.13-1.17: the node is Ready but short of a resource. Before
+    // not-ready: a pressured node is not a lost one.
+    (
+        NodeDiskPressure,
+        &[
+            "node.kubernetes.io/disk-pressure",
+            "node.kubernetes.io/out-of-disk",
+            "had disk pressure",
+            "were out of disk",
+            "nodeoutofdisk",
+            "nodeunderdiskpressure",
+        ],
+    ),
+    (
+        NodeMemoryPressure,
+        &[
+            "node.kubernetes.io/memory-pressure",
+            "had memory pressure",
+            "nodeundermemorypressure",
+        ],
+    ),
+    (
+        NodePidPressure,
+        &[
+            "node.kubernetes.io/pid-pressure",
+            "had pid pressure",
+            "nodeunderpidpressure",
+        ],
+    ),
+    // The node's other conditions: the node is not fit to run pods, whatever
+    // the pod tolerates.
     (
         NodeNotReady,
         &[
             "node.kubernetes.io/not-ready",
             "node.kubernetes.io/unreachable",
-            "node.kubernetes.io/memory-pressure",
-            "node.kubernetes.io/disk-pressure",
-            "node.kubernetes.io/pid-pressure",
             "node.kubernetes.io/network-unavailable",
-            "node.kubernetes.io/out-of-disk",
             "were not ready",
             "nodenotready",
-            "were out of disk",
-            "nodeoutofdisk",
-            "had memory pressure",
-            "had disk pressure",
-            "had pid pressure",
             "unavailable network",
         ],
     ),

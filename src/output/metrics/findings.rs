@@ -38,8 +38,10 @@ pub(super) enum Identity {
     StatefulSet,
     /// `namespace`, `daemonset`.
     DaemonSet,
-    /// `namespace` and `deployment` or `statefulset`, by the finding's kind: a
-    /// family of both.
+    /// `namespace`, `job_name` (kube-state-metrics' label for a Job).
+    Job,
+    /// `namespace` and `deployment`, `statefulset` or `job_name`, by the
+    /// finding's kind: a family of them all.
     Workload,
     /// `namespace`, `owner_kind`, `owner_name`: a controller of pods of any
     /// kind, named as kube-state-metrics names a pod's owner.
@@ -55,7 +57,9 @@ impl Identity {
     pub(super) fn labels(self, kind: Kind) -> &'static [&'static str] {
         match self {
             Identity::Workload if kind == Kind::StatefulSet => &["namespace", "statefulset"],
+            Identity::Workload if kind == Kind::Job => &["namespace", "job_name"],
             Identity::Workload => &["namespace", "deployment"],
+            Identity::Job => &["namespace", "job_name"],
             Identity::Namespace => &["namespace"],
             Identity::Pod => &["namespace", "pod"],
             Identity::Container => &["namespace", "pod", "container"],
@@ -75,6 +79,7 @@ impl Identity {
             | Identity::Deployment
             | Identity::StatefulSet
             | Identity::DaemonSet
+            | Identity::Job
             | Identity::Workload => vec![text(&f.namespace), f.name.clone()],
             Identity::Controller => vec![
                 text(&f.namespace),
@@ -280,35 +285,44 @@ pub(super) const FAMILIES: &[Family] = &[
         labels: &["pod", "node", "cause"],
         anomalies: &[Anomaly::StatefulSetBlocked],
         aggregate: false,
-        samples: |f| {
-            let pod = match &f.detail {
-                Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
-                _ => String::new(),
-            };
-            since(f, vec![pod, text(&f.node), f.cause.to_string()])
-        },
+        samples: |f| since(f, vec![oldest_pod(f), text(&f.node), f.cause.to_string()]),
         fold: Fold::Never,
         example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
     },
     Family {
         name: "kube_lifecycle_recreate_blocked_by_terminating",
-        help: "Pods that must be gone before a Recreate Deployment creates new pods or a StatefulSet recreates an ordinal: Terminating pods (or, cause not_deleted, pods of a zero-scaled ReplicaSet nobody deleted), by the oldest one's node and cause.",
+        help: "Pods that must be gone before a Recreate Deployment creates new pods, a StatefulSet recreates an ordinal or a Job replaces a pod or writes its outcome: Terminating pods (or, cause not_deleted, pods of a zero-scaled ReplicaSet nobody deleted), by the oldest one's node and cause.",
         identity: Identity::Workload,
         labels: &["node", "cause"],
-        anomalies: &[Anomaly::RecreateBlocked, Anomaly::StatefulSetBlocked],
+        anomalies: &[
+            Anomaly::RecreateBlocked,
+            Anomaly::StatefulSetBlocked,
+            Anomaly::JobBlocked,
+        ],
         aggregate: false,
         samples: blocking_pods,
         fold: Fold::Never,
         example: r#"kube_lifecycle_recreate_blocked_by_terminating{deployment!="", cause!="graceful"} > 0"#,
     },
     Family {
+        name: "kube_lifecycle_job_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among the Terminating pods a Job waits for (to replace them, with podReplacementPolicy Failed, or to write its decided outcome), by the oldest pod, its node and its cause.",
+        identity: Identity::Job,
+        labels: &["pod", "node", "cause"],
+        anomalies: &[Anomaly::JobBlocked],
+        aggregate: false,
+        samples: |f| since(f, vec![oldest_pod(f), text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
+        example: r#"time() - kube_lifecycle_job_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    Family {
         name: "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
-        help: "Unix time the deletion of a namespace still Terminating was requested, by cause.",
+        help: "Unix time the deletion of a namespace still Terminating was requested, by cause; for cause pods_terminating, `node` is the lost node of a pod it waits for, if any.",
         identity: Identity::Namespace,
-        labels: &["cause"],
+        labels: &["node", "cause"],
         anomalies: &[Anomaly::NamespaceTerminating],
         aggregate: false,
-        samples: |f| since(f, vec![f.cause.to_string()]),
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Never,
         example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
     },
@@ -387,6 +401,22 @@ pub(super) const FAMILIES: &[Family] = &[
         samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
         fold: Fold::Earliest,
         example: "time() - kube_lifecycle_pod_container_creating_since_timestamp_seconds > 600",
+    },
+    Family {
+        name: "kube_lifecycle_pod_init_container_running_since_timestamp_seconds",
+        help: "Unix time a pod's start began waiting on an init container that runs and does not finish, or on a native sidecar that runs and has not started (reported past --init-after), by cause and, for a sidecar's failing startup probe, what the probe's output says (probe_failure).",
+        identity: Identity::Container,
+        labels: &["node", "cause", "probe_failure"],
+        anomalies: &[Anomaly::InitContainerRunning],
+        aggregate: false,
+        samples: |f| {
+            since(
+                f,
+                vec![text(&f.node), f.cause.to_string(), probe_failure(f)],
+            )
+        },
+        fold: Fold::Earliest,
+        example: r#"time() - kube_lifecycle_pod_init_container_running_since_timestamp_seconds{cause="running"} > 1800"#,
     },
     Family {
         name: "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds",
@@ -568,6 +598,23 @@ pub(super) const FAMILIES: &[Family] = &[
         example: r#"count by (namespace, cause) (kube_lifecycle_pod_not_ready_since_timestamp_seconds)"#,
     },
     Family {
+        name: "kube_lifecycle_pod_stuck_since_timestamp_seconds",
+        help: "Unix time a pod Pending, not initialized or not Ready past its threshold, that no other anomaly explains, began to wait, by its phase (cause unknown).",
+        identity: Identity::Pod,
+        labels: &["node", "phase", "cause"],
+        anomalies: &[Anomaly::PodStuck],
+        aggregate: false,
+        samples: |f| {
+            let phase = match &f.detail {
+                Detail::Stuck { phase, .. } => phase.to_string(),
+                _ => String::new(),
+            };
+            since(f, vec![text(&f.node), phase, f.cause.to_string()])
+        },
+        fold: Fold::Earliest,
+        example: "count by (namespace, phase) (kube_lifecycle_pod_stuck_since_timestamp_seconds)",
+    },
+    Family {
         name: "kube_lifecycle_evicted_pods",
         help: "Pods evicted or rejected by their node, or disrupted by a controller, that still exist in phase Failed, counted by namespace, owner and cause (one series per owner and cause, however many pods).",
         identity: Identity::PodOwner,
@@ -582,14 +629,16 @@ pub(super) const FAMILIES: &[Family] = &[
 
 /// `probe_failure` of a finding, empty when no probe output was read.
 fn probe_failure(f: &Finding) -> String {
-    match f.detail {
-        Detail::CrashLoop {
-            probe_failure: Some(p),
-            ..
-        }
-        | Detail::NotReady {
-            probe_failure: Some(p),
-        } => p.to_string(),
+    f.detail
+        .probe_failure()
+        .map(|p| p.to_string())
+        .unwrap_or_default()
+}
+
+/// The blocking pod a workload finding reports, empty for other findings.
+fn oldest_pod(f: &Finding) -> String {
+    match &f.detail {
+        Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
         _ => String::new(),
     }
 }
@@ -817,7 +866,9 @@ pub(super) fn markdown_catalogue() -> String {
     ));
     for family in FAMILIES {
         let labels: Vec<String> = match family.identity {
-            Identity::Workload => vec!["`namespace`, `deployment` or `statefulset`".to_string()],
+            Identity::Workload => {
+                vec!["`namespace`, `deployment`, `statefulset` or `job_name`".to_string()]
+            }
             identity => identity
                 .labels(Kind::Pod)
                 .iter()
@@ -866,6 +917,7 @@ mod tests {
             namespace: Some(namespace.into()),
             name: pod.into(),
             container: None,
+            container_kind: None,
             node: Some(node.into()),
             cause: Cause::PodTerminating(TerminatingCause::NodeNotReady),
             since: Some(at),

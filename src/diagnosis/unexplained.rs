@@ -1,0 +1,172 @@
+//! `pod_stuck`: the safety net. A pod Pending, not Ready or not initialized
+//! past its threshold always has a finding; where no other anomaly explains
+//! it, this one says so, with what the pod shows (phase, conditions, latest
+//! warning events), so that "nothing is stuck" is never said of a stuck pod.
+//!
+//! It runs after every other family and looks only at pods none of them
+//! named. Its thresholds are theirs: `--unscheduled-after` for a pod no node
+//! took, `--init-after` for one whose init containers are not done,
+//! `--creating-after` for one whose containers are not all running, and
+//! `--not-ready-after` for one that runs and is not Ready.
+
+use std::collections::HashSet;
+
+use jiff::SignedDuration;
+
+use crate::model::age;
+use crate::model::{Cluster, ConditionStatus, Event, Kind, Pod, PodCondition, PodPhase, Time};
+
+use super::containers::{on_node_since, pod_finding};
+use super::not_ready::of_finished_job;
+use super::{Cause, Detail, Finding, Settings, StuckCause};
+
+/// How many warning events the finding quotes.
+const EVENTS_QUOTED: usize = 3;
+
+pub(super) fn diagnose(
+    cluster: &Cluster,
+    unsettled: &[&Pod],
+    now: Time,
+    settings: &Settings,
+    out: &mut Vec<Finding>,
+) {
+    let explained: HashSet<(&str, &str)> = out
+        .iter()
+        .filter(|f| f.kind == Kind::Pod)
+        .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str()))
+        .collect();
+    let stuck: Vec<Finding> = unsettled
+        .iter()
+        .filter(|p| !p.is_terminating() && !p.status.phase.is_terminal())
+        .filter(|p| !explained.contains(&(p.metadata.namespace.as_str(), p.metadata.name.as_str())))
+        .filter_map(|p| judge(cluster, p, now, settings))
+        .collect();
+    out.extend(stuck);
+}
+
+/// What the pod waits for, since when, and how long it may.
+fn stuck_since(
+    cluster: &Cluster,
+    pod: &Pod,
+    settings: &Settings,
+) -> Option<(Time, SignedDuration, &'static str)> {
+    let ready = pod.status.conditions.ready.as_ref();
+    match pod.status.phase {
+        PodPhase::Pending if pod.spec.node_name.is_empty() => Some((
+            pod.metadata.creation_timestamp?,
+            settings.unscheduled_after,
+            "not bound to a node",
+        )),
+        // An init container that runs is `init_container_running`'s to time.
+        PodPhase::Pending if pod.pending_init_container().is_some() => {
+            let (_, init) = pod.pending_init_container()?;
+            if init.state.running.is_some() {
+                return None;
+            }
+            Some((on_node_since(pod)?, settings.init_after, "not initialized"))
+        }
+        PodPhase::Pending => Some((
+            on_node_since(pod)?,
+            settings.creating_after,
+            "containers not running",
+        )),
+        _ if of_finished_job(cluster, pod) => None,
+        // Running, or Unknown (its node does not report): not Ready.
+        _ => {
+            let ready = ready.filter(|c| c.status != ConditionStatus::True)?;
+            Some((
+                ready.last_transition_time.or(pod.status.start_time)?,
+                settings.not_ready_after,
+                "not Ready",
+            ))
+        }
+    }
+}
+
+fn judge(cluster: &Cluster, pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
+    let (since, threshold, state) = stuck_since(cluster, pod, settings)?;
+    let waited = now.duration_since(since);
+    if waited < threshold {
+        return None;
+    }
+    let events: Vec<&Event> = cluster
+        .events_about(
+            Kind::Pod,
+            &pod.metadata.namespace,
+            &pod.metadata.name,
+            &pod.metadata.uid,
+        )
+        .collect();
+    let quoted: Vec<String> = events
+        .iter()
+        .rev()
+        .take(EVENTS_QUOTED)
+        .map(|e| format!("{}: {}", e.reason, e.message))
+        .collect();
+    let phase = phase_name(pod.status.phase);
+    let conditions: Vec<String> = [
+        ("PodScheduled", pod.status.conditions.pod_scheduled.as_ref()),
+        ("Ready", pod.status.conditions.ready.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(name, c)| c.map(|c| condition(name, c)))
+    .collect();
+    let waiting: Vec<String> = pod
+        .container_statuses()
+        .filter_map(|(kind, s)| {
+            let w = s.state.waiting.as_ref()?;
+            Some(format!(
+                "{} {:?} waits ({})",
+                kind.as_str(),
+                s.name,
+                w.reason
+            ))
+        })
+        .collect();
+    let mut message = format!(
+        "{phase} and {state} for {}; no anomaly explains it",
+        age::short(waited)
+    );
+    if !waiting.is_empty() {
+        message.push_str(&format!(": {}", waiting.join(", ")));
+    }
+    match quoted.first() {
+        Some(latest) => message.push_str(&format!("; latest warning: {latest}")),
+        None => message.push_str("; no warning event"),
+    }
+    Some(pod_finding(
+        pod,
+        None,
+        Cause::PodStuck(StuckCause::Unknown),
+        Some(since),
+        message,
+        Detail::Stuck {
+            phase,
+            conditions,
+            events: quoted,
+        },
+    ))
+}
+
+fn phase_name(phase: PodPhase) -> &'static str {
+    match phase {
+        PodPhase::Pending => "Pending",
+        PodPhase::Running => "Running",
+        PodPhase::Succeeded => "Succeeded",
+        PodPhase::Failed => "Failed",
+        PodPhase::Unknown => "Unknown",
+    }
+}
+
+/// `Ready=False (ContainersNotReady)`.
+fn condition(name: &str, c: &PodCondition) -> String {
+    let status = match c.status {
+        ConditionStatus::True => "True",
+        ConditionStatus::False => "False",
+        ConditionStatus::Unknown => "Unknown",
+    };
+    match c.reason() {
+        "" => format!("{name}={status}"),
+        reason => format!("{name}={status} ({reason})"),
+    }
+}
