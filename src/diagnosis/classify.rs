@@ -32,20 +32,20 @@ use std::collections::BTreeMap;
 use super::CreatingCause;
 
 mod chain;
-mod container;
-mod eviction;
+mod containers;
+mod evicted;
 mod image_pull;
+mod pending;
 mod probe;
-mod refusal;
-mod scheduler;
+mod refused;
 
 pub use chain::GrpcCode;
-pub use container::{container_config, last_termination};
-pub use eviction::{Eviction, eviction};
+pub use containers::{container_config, last_termination};
+pub use evicted::{Eviction, eviction};
 pub use image_pull::{image_pull, is_pull_failure_event};
+pub use pending::{SchedulerReasons, scheduler_reasons};
 pub use probe::{ProbeKind, ProbeResult, probe_event, probe_failure, probe_kill};
-pub use refusal::{Refusal, is_refusal_event, refusal};
-pub use scheduler::{SchedulerReasons, scheduler_reasons};
+pub use refused::{Refusal, is_refusal_event, refusal};
 
 /// One row of a table: the cause when the message contains any fragment.
 type Rule<C> = (C, &'static [&'static str]);

@@ -2,48 +2,39 @@
 //! No clock, no I/O, no async; the same model and `now` always give the same
 //! findings in the same order.
 //!
-//! One module per anomaly family decides its findings:
-//! - [`terminating`]: why a pod is still Terminating;
-//! - [`workloads`]: Recreate Deployments and StatefulSets blocked by such pods, DaemonSets short of nodes;
-//! - [`namespaces`]: why a namespace is still Terminating;
-//! - [`pending`]: why a pod is not scheduled;
-//! - [`containers`]: ContainerCreating, image pulls, crash loops and config errors;
-//! - [`init_containers`]: init containers that never finish, sidecars that never start;
-//! - [`refused`]: controllers whose pods the API server refuses to create;
-//! - [`not_ready`]: Running pods not Ready for long;
-//! - [`evicted`]: pods thrown out of their node that still exist;
-//! - [`unexplained`]: pods stuck past their threshold that none of the above explains.
-//!
-//! [`classify`] holds the message tables they share.
+//! Each anomaly family is one module of [`families`], declared once there
+//! (its causes, its diagnosis, its metric families: [`Family`]); the list of
+//! them in `families/mod.rs` is what the diagnosis runs, the outputs encode
+//! and the catalogue prints. What a finding knows beyond its cause, and how
+//! that reads, is [`detail`]; [`classify`] holds the message tables the
+//! families share; [`runbook`] the alerts.
 
-mod causes;
+pub mod catalogue;
 pub mod classify;
-mod containers;
-mod evicted;
+mod detail;
+pub mod families;
+mod family;
 mod image_ref;
-mod init_containers;
-mod namespaces;
-mod not_ready;
-mod pending;
+pub mod metric;
 mod placement;
-mod refused;
 pub mod runbook;
-mod terminating;
-mod unexplained;
-mod workloads;
-
-use std::collections::BTreeMap;
+mod vocabulary;
 
 use jiff::SignedDuration;
 
-use crate::model::{Cluster, ContainerKind, HostPort, Kind, Pod, Time};
+use crate::model::{Cluster, ContainerKind, Kind, Time};
 
-pub use causes::{
+pub use detail::{Detail, StuckPod};
+pub use families::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    EvictionCause, ImagePullCause, InitCause, NamespaceCause, NotReadyCause, PendingCause,
-    ProbeFailure, RefusalCause, StuckCause, TerminatingCause,
+    EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
+    PendingCause, RefusalCause, StuckCause, TerminatingCause,
 };
+pub(crate) use families::{eviction_cause, terminating_cause};
+pub use family::Family;
+pub(crate) use family::Input;
 pub use runbook::Runbook;
+pub use vocabulary::ProbeFailure;
 
 /// Thresholds for anomalies that are only anomalies after a while.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,132 +93,12 @@ impl Finding {
     }
 
     pub fn runbook(&self) -> Runbook {
-        Runbook::for_cause(self.cause)
+        self.cause.runbook()
     }
 
     fn order_key(&self) -> (Anomaly, &Option<String>, &str, &Option<String>) {
         (self.anomaly(), &self.namespace, &self.name, &self.container)
     }
-}
-
-/// Facts particular to an anomaly, for outputs that show more than the cause.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Detail {
-    None,
-    Terminating {
-        /// `deletionTimestamp - deletionGracePeriodSeconds`.
-        requested: Time,
-        /// `deletionTimestamp`.
-        deadline: Time,
-    },
-    Blocked {
-        /// Pods that must go before the controller creates anything.
-        blocking_pods: usize,
-        /// The one whose cause is reported: the longest in deletion.
-        oldest_pod: String,
-    },
-    NamespaceContent {
-        /// Resource (as the condition prints it, e.g. `pods.`) to instance count.
-        remaining_resources: BTreeMap<String, u64>,
-        /// Finalizer to the number of objects carrying it.
-        remaining_finalizers: BTreeMap<String, u64>,
-        /// Pods of the namespace stuck Terminating past their deadline, oldest
-        /// deletion first (at most [`namespaces::NAMED_PODS`]), and how many in all.
-        terminating_pods: Vec<StuckPod>,
-        terminating_pods_total: usize,
-    },
-    Pending {
-        /// Scheduler reason to the number of nodes it excluded.
-        reasons: BTreeMap<PendingCause, u32>,
-        /// `N` of `0/N nodes are available`, when the message says.
-        nodes_total: Option<u32>,
-        /// For a node pressure cause, the nodes that carry its taint now
-        /// (the scheduler's message counts them but does not name them).
-        pressured_nodes: Vec<String>,
-    },
-    ImagePull {
-        image: String,
-        registry: String,
-        /// ErrImagePull, ImagePullBackOff, ImageInspectError, ...
-        waiting_reason: String,
-    },
-    CrashLoop {
-        exit_code: Option<i32>,
-        restarts: i32,
-        /// For `liveness_probe` and `startup_probe`: what the probe's output says.
-        probe_failure: Option<ProbeFailure>,
-    },
-    NotReady {
-        /// For `readiness_probe`: what the probe's output says.
-        probe_failure: Option<ProbeFailure>,
-    },
-    InitContainer {
-        /// When the container's current run started.
-        running_since: Option<Time>,
-        restarts: i32,
-        /// For `sidecar_startup_probe`: what the probe's output says.
-        probe_failure: Option<ProbeFailure>,
-    },
-    Stuck {
-        /// `status.phase`.
-        phase: &'static str,
-        /// The pod's PodScheduled and Ready conditions, as `type=status (reason)`.
-        conditions: Vec<String>,
-        /// The latest warning events about the pod, newest first, as `reason: message`.
-        events: Vec<String>,
-    },
-    Evicted {
-        /// `status.reason` (`Evicted`, `OutOfcpu`, ...), or the DisruptionTarget
-        /// condition's reason when the status has none.
-        reason: String,
-        /// The pod's controller, as kube-state-metrics names a pod's owner.
-        owner_kind: Option<String>,
-        owner_name: Option<String>,
-    },
-    ContainerConfig {
-        waiting_reason: String,
-    },
-    DaemonSet {
-        /// Ready nodes the DaemonSet's selector, affinity and tolerations admit.
-        eligible_nodes: usize,
-        /// Of those, nodes with no pod of the DaemonSet.
-        missing_nodes: usize,
-        desired: i32,
-        conflicting_port: Option<HostPort>,
-    },
-    Refused {
-        /// The Deployment whose ReplicaSet is refused.
-        deployment: Option<String>,
-        /// What the refusal names (see [`classify::Refusal`]): the quota, the
-        /// resources, the webhook, the Pod Security level.
-        quota: Option<String>,
-        resource: Option<String>,
-        webhook: Option<String>,
-        pod_security_level: Option<&'static str>,
-        /// Pods the controller wants, and has.
-        desired: i32,
-        current: i32,
-    },
-}
-
-impl Detail {
-    /// What a failing probe's output says, for findings a probe explains.
-    pub fn probe_failure(&self) -> Option<ProbeFailure> {
-        match self {
-            Detail::CrashLoop { probe_failure, .. }
-            | Detail::NotReady { probe_failure }
-            | Detail::InitContainer { probe_failure, .. } => *probe_failure,
-            _ => None,
-        }
-    }
-}
-
-/// A pod stuck Terminating that holds something else (a namespace).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StuckPod {
-    pub name: String,
-    pub node: Option<String>,
-    pub cause: TerminatingCause,
 }
 
 /// Everything wrong in `cluster` at `now`, with default thresholds.
@@ -237,47 +108,22 @@ pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
 
 /// Everything wrong in `cluster` at `now`, ordered by anomaly, namespace, name, container.
 pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<Finding> {
+    let input = Input::new(cluster, now, settings);
     let mut findings = Vec::new();
-    // The pods the per-pod diagnoses walk, looked up once for all of them.
-    let unsettled: Vec<&Pod> = cluster.unsettled_pods().collect();
-    terminating::diagnose(cluster, &unsettled, now, &mut findings);
-    workloads::diagnose(cluster, &unsettled, now, &mut findings);
-    namespaces::diagnose(cluster, &unsettled, now, &mut findings);
-    pending::diagnose(cluster, &unsettled, now, settings, &mut findings);
-    containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
-    init_containers::diagnose(cluster, &unsettled, now, settings, &mut findings);
-    refused::diagnose(cluster, &mut findings);
-    refused::supersede(&mut findings);
-    not_ready::diagnose(cluster, &unsettled, now, settings, &mut findings);
-    evicted::diagnose(&unsettled, &mut findings);
-    unexplained::diagnose(cluster, &unsettled, now, settings, &mut findings);
+    for family in FAMILIES {
+        (family.diagnose)(&input, &mut findings);
+    }
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     findings
 }
 
-/// Why a pod with a deletionTimestamp still exists at `now` (the rules of
-/// [`terminating`]), for observers that need the cause without a finding.
-pub(crate) fn terminating_cause(
-    cluster: &Cluster,
-    pod: &crate::model::Pod,
-    now: Time,
-) -> TerminatingCause {
-    terminating::judge(cluster, pod, now).cause
-}
-
-/// Why a pod was evicted or disrupted (the rules of [`evicted`]), `None` when
-/// it shows no eviction: for the watch's count of evictions it sees happen.
-pub(crate) fn eviction_cause(pod: &Pod) -> Option<EvictionCause> {
-    evicted::eviction_cause(pod)
-}
-
 /// `Some(namespace)` unless empty.
-fn namespace_of(namespace: &str) -> Option<String> {
+pub(crate) fn namespace_of(namespace: &str) -> Option<String> {
     (!namespace.is_empty()).then(|| namespace.to_string())
 }
 
 /// `Some(node)` unless empty.
-fn node_of(node: &str) -> Option<String> {
+pub(crate) fn node_of(node: &str) -> Option<String> {
     (!node.is_empty()).then(|| node.to_string())
 }
 

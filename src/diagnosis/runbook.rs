@@ -5,7 +5,7 @@
 //! `<base>/<alert in lower case>`, as kube-prometheus addresses its runbooks. A test
 //! checks that the rule file and this list name the same alerts.
 
-use super::causes::{Cause, CreatingCause, ImagePullCause, TerminatingCause};
+use super::Cause;
 
 macro_rules! runbooks {
     ($($variant:ident => $alert:literal,)+) => {
@@ -116,43 +116,36 @@ impl Runbook {
 }
 
 impl Runbook {
-    /// Every cause whose findings this alert speaks for: the causes it is raised
-    /// for per object ([`Runbook::for_cause`]), and for the alerts that count
-    /// objects (a lost node, a failing registry) the causes their rule counts.
-    /// The one map from an alert to its evidence; empty for the exporter's own.
-    pub(crate) fn covers(self) -> Vec<Cause> {
-        let counted: &[Cause] = match self {
-            Runbook::NodeLost => &[
-                Cause::PodTerminating(TerminatingCause::NodeNotReady),
-                Cause::PodTerminating(TerminatingCause::NodeMissing),
-            ],
-            // As the rule: the same sandbox cause on several nodes.
-            Runbook::PodSandboxFailing => &[
-                Cause::ContainerCreating(CreatingCause::SandboxImagePull),
-                Cause::ContainerCreating(CreatingCause::Cni),
-                Cause::ContainerCreating(CreatingCause::SandboxOther),
-            ],
-            // As the rule's cause matcher: what says the registry, not the node.
-            Runbook::RegistryPullFailing => &[
-                Cause::ImagePull(ImagePullCause::Tls),
-                Cause::ImagePull(ImagePullCause::HttpToHttps),
-                Cause::ImagePull(ImagePullCause::Dns),
-                Cause::ImagePull(ImagePullCause::ConnectionRefused),
-                Cause::ImagePull(ImagePullCause::Timeout),
-                Cause::ImagePull(ImagePullCause::RateLimited),
-                Cause::ImagePull(ImagePullCause::Unknown),
-                Cause::ImagePull(ImagePullCause::Unauthorized),
-                Cause::ImagePull(ImagePullCause::NotFound),
-            ],
+    /// The causes an alert that counts objects counts, by their tags: a lost
+    /// node's pods, a registry's own failures, a sandbox's.
+    fn counted_tags(self) -> &'static [&'static str] {
+        match self {
+            Runbook::NodeLost => &["node_lost"],
+            Runbook::RegistryPullFailing => &["registry_transport", "registry_content"],
+            Runbook::PodSandboxFailing => &["sandbox"],
+            // A webhook's refusals page once, and each workload it refuses
+            // keeps its own (inhibited) ticket, which silences the
+            // kubernetes-mixin's alerts for that workload.
+            Runbook::PodCreateRefused => &["webhook"],
             _ => &[],
-        };
-        let mut causes: Vec<Cause> = counted.to_vec();
-        for cause in Cause::all() {
-            if cause.runbook() == self && !causes.contains(&cause) {
-                causes.push(cause);
-            }
         }
-        causes
+    }
+
+    /// Every cause whose findings this alert speaks for: the causes whose
+    /// runbook it is, and for the alerts that count objects (a lost node, a
+    /// failing registry) the causes their rule counts. The one map from an
+    /// alert to its evidence; empty for the exporter's own.
+    pub(crate) fn covers(self) -> Vec<Cause> {
+        let counted = self.counted_tags();
+        Cause::all()
+            .filter(|c| c.runbook() == self || c.tags().iter().any(|t| counted.contains(t)))
+            .collect()
+    }
+
+    /// The causes the alert fires on: those it covers but the quiet ones
+    /// (a pod within its grace period, a pod gated on purpose).
+    pub fn fires_on(self) -> Vec<Cause> {
+        self.covers().into_iter().filter(|c| c.alerted()).collect()
     }
 }
 
@@ -165,6 +158,7 @@ impl std::fmt::Display for Runbook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::{ImagePullCause, TerminatingCause};
 
     #[test]
     fn slugs_round_trip_and_are_unique() {

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 
 use super::{FindingFilter, Paging, RunbookLinks, alerts, registry};
-use crate::diagnosis::{Anomaly, Cause, CreatingCause, Finding, Runbook};
+use crate::diagnosis::{Anomaly, Cause, Finding, Runbook};
 use crate::model::age;
 use crate::model::{ContainerKind, Kind};
 
@@ -288,12 +288,7 @@ fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
                 *lost_nodes.entry(node).or_default() += 1;
             }
         }
-        if matches!(
-            f.cause,
-            Cause::ContainerCreating(
-                CreatingCause::Cni | CreatingCause::SandboxImagePull | CreatingCause::SandboxOther
-            )
-        ) {
+        if f.cause.tags().contains(&"sandbox") {
             if let Some(node) = f.node.as_deref() {
                 *sandbox_nodes.entry(node).or_default() += 1;
             }

@@ -128,10 +128,7 @@ impl FindingFilter {
 
 /// The registry an image pull finding names.
 pub(crate) fn registry(f: &Finding) -> Option<&str> {
-    match &f.detail {
-        crate::diagnosis::Detail::ImagePull { registry, .. } => Some(registry),
-        _ => None,
-    }
+    f.detail.registry()
 }
 
 #[cfg(test)]

@@ -2,10 +2,9 @@
 
 use jiff::Timestamp;
 
-use crate::diagnosis::{Detail, Finding};
+use crate::diagnosis::Finding;
 use crate::model::ContainerKind;
 use crate::model::age;
-use crate::model::plural::count;
 
 use super::RunbookLinks;
 use super::terminal::visible;
@@ -81,86 +80,7 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
 
 /// A one-line summary: the facts first, then the message, shortened.
 fn detail(f: &Finding) -> String {
-    let facts = match &f.detail {
-        Detail::Pending {
-            reasons,
-            nodes_total,
-            pressured_nodes,
-        } if !reasons.is_empty() => {
-            let mut parts: Vec<_> = reasons.iter().collect();
-            parts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            let list: Vec<String> = parts.iter().map(|(r, n)| format!("{n} {r}")).collect();
-            let reasons = match nodes_total {
-                Some(total) => format!("0/{total} nodes: {}", list.join(", ")),
-                None => list.join(", "),
-            };
-            match pressured_nodes.as_slice() {
-                [] => reasons,
-                nodes => format!("{reasons}; under pressure: {}", nodes.join(", ")),
-            }
-        }
-        Detail::ImagePull { image, .. } => format!("{image}: {}", f.message),
-        Detail::CrashLoop {
-            exit_code,
-            restarts,
-            ..
-        } => match exit_code {
-            Some(code) => format!(
-                "exit {code}, {}: {}",
-                count(*restarts, "restart", "restarts"),
-                f.message
-            ),
-            None => format!("{}: {}", count(*restarts, "restart", "restarts"), f.message),
-        },
-        Detail::NamespaceContent {
-            terminating_pods, ..
-        } if !terminating_pods.is_empty() => f.message.clone(),
-        Detail::NamespaceContent {
-            remaining_resources,
-            remaining_finalizers,
-            ..
-        } if !remaining_resources.is_empty() || !remaining_finalizers.is_empty() => {
-            let r: Vec<String> = remaining_resources
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            let fz: Vec<String> = remaining_finalizers
-                .iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect();
-            match (r.is_empty(), fz.is_empty()) {
-                (false, false) => {
-                    format!("remaining {}; finalizers {}", r.join(", "), fz.join(", "))
-                }
-                (false, true) => format!("remaining {}", r.join(", ")),
-                _ => format!("finalizers {}", fz.join(", ")),
-            }
-        }
-        Detail::Refused {
-            deployment,
-            quota,
-            resource,
-            webhook,
-            pod_security_level,
-            desired,
-            current,
-        } => {
-            let mut facts = vec![format!("{current}/{desired} pods")];
-            facts.extend(deployment.iter().map(|d| format!("deployment {d}")));
-            facts.extend(quota.iter().map(|q| format!("quota {q}")));
-            facts.extend(resource.iter().cloned());
-            facts.extend(webhook.iter().map(|w| format!("webhook {w}")));
-            facts.extend(pod_security_level.iter().map(|l| format!("level {l}")));
-            format!("{}: {}", facts.join(", "), f.message)
-        }
-        Detail::Evicted {
-            owner_kind: Some(kind),
-            owner_name: Some(name),
-            ..
-        } => format!("{kind} {name}: {}", f.message),
-        _ => f.message.clone(),
-    };
-    shorten(&facts, DETAIL_WIDTH)
+    shorten(&f.detail.reading(&f.message), DETAIL_WIDTH)
 }
 
 fn shorten(text: &str, width: usize) -> String {

@@ -18,8 +18,9 @@ use std::sync::Arc;
 
 use prometheus_client::registry::Registry;
 
+pub use crate::diagnosis::metric::family_anomalies;
+pub use findings::render;
 pub(crate) use findings::{FindingsCollector, FindingsSource};
-pub use findings::{family_anomalies, render};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
 /// Registers every family a live exporter serves, in the order they are

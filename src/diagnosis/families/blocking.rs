@@ -11,26 +11,114 @@
 //! - `job_blocked`: the job controller replaces a pod only once it is gone with
 //!   `podReplacementPolicy: Failed` (which a `podFailurePolicy` requires), and
 //!   writes a decided Job's `Failed` or `Complete` only once its pods are gone
-//!   (1.31+);
-//! - `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover.
+//!   (1.31+).
 
+use std::collections::HashSet;
+
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Family, Finding, Input, TerminatingCause, namespace_of, node_of,
+};
 use crate::model::plural::count;
-use std::collections::{BTreeSet, HashSet};
+use crate::model::{Cluster, Deployment, Job, Kind, Pod, ReplicaSet, StatefulSet, Time};
 
-use crate::model::{
-    Cluster, DaemonSet, Deployment, HostPort, Job, Kind, Pod, ReplicaSet, StatefulSet, Time,
-    host_ports,
-};
-
-use super::classify;
-use super::placement::daemon_pod_fits;
 use super::terminating::{judge, node_lost};
-use super::{
-    BlockingCause, Cause, DaemonSetCause, Detail, Finding, PendingCause, namespace_of, node_of,
+
+vocabulary! {
+    /// Why the pod that blocks a workload is not gone
+    /// (anomalies `recreate_blocked`, `statefulset_blocked` and `job_blocked`).
+    pub enum BlockingCause {
+        Graceful = "graceful" [quiet]: "The blocking pod is Terminating within its grace period; a rollout in progress.",
+        NodeNotReady = "node_not_ready": "The blocking pod's node is Ready=False or Unknown.",
+        NodeMissing = "node_missing": "The blocking pod's node no longer exists.",
+        Finalizers = "finalizers": "The blocking pod is held by finalizers.",
+        ContainersRunning = "containers_running": "The blocking pod's containers do not stop.",
+        CleanupPending = "cleanup_pending": "The blocking pod's containers stopped but the kubelet has not finished cleaning up.",
+        Unknown = "unknown": "The blocking pod is Terminating past its deadline for no reason found.",
+        NotDeleted = "not_deleted": "The blocking pod belongs to a ReplicaSet scaled to zero but has not been deleted yet.",
+    }
+}
+
+impl From<TerminatingCause> for BlockingCause {
+    fn from(cause: TerminatingCause) -> Self {
+        match cause {
+            TerminatingCause::Graceful => BlockingCause::Graceful,
+            TerminatingCause::NodeNotReady => BlockingCause::NodeNotReady,
+            TerminatingCause::NodeMissing => BlockingCause::NodeMissing,
+            TerminatingCause::Finalizers => BlockingCause::Finalizers,
+            TerminatingCause::ContainersRunning => BlockingCause::ContainersRunning,
+            TerminatingCause::CleanupPending => BlockingCause::CleanupPending,
+            TerminatingCause::Unknown => BlockingCause::Unknown,
+        }
+    }
+}
+
+pub(super) const FAMILY: Family = Family {
+    name: "blocking",
+    anomalies: &[
+        Anomaly::RecreateBlocked,
+        Anomaly::StatefulSetBlocked,
+        Anomaly::JobBlocked,
+    ],
+    metrics: METRICS,
+    diagnose,
 };
 
-/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
-pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among the old pods keeping a Recreate Deployment from creating new ones, by the oldest pod's node and cause.",
+        identity: Identity::Deployment,
+        labels: &["node", "cause"],
+        anomalies: &[Anomaly::RecreateBlocked],
+        aggregate: false,
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
+        example: r#"time() - kube_lifecycle_deployment_recreate_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_statefulset_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among a StatefulSet's Terminating pods whose ordinals it cannot recreate, by the oldest pod, its node and its cause.",
+        identity: Identity::StatefulSet,
+        labels: &["pod", "node", "cause"],
+        anomalies: &[Anomaly::StatefulSetBlocked],
+        aggregate: false,
+        samples: |f| since(f, vec![oldest_pod(f), text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
+        example: r#"time() - kube_lifecycle_statefulset_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_recreate_blocked_by_terminating",
+        help: "Pods that must be gone before a Recreate Deployment creates new pods, a StatefulSet recreates an ordinal or a Job replaces a pod or writes its outcome: Terminating pods (or, cause not_deleted, pods of a zero-scaled ReplicaSet nobody deleted), by the oldest one's node and cause.",
+        identity: Identity::Workload,
+        labels: &["node", "cause"],
+        anomalies: &[
+            Anomaly::RecreateBlocked,
+            Anomaly::StatefulSetBlocked,
+            Anomaly::JobBlocked,
+        ],
+        aggregate: false,
+        samples: blocking_pods,
+        fold: Fold::Never,
+        example: r#"kube_lifecycle_recreate_blocked_by_terminating{deployment!="", cause!="graceful"} > 0"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_job_blocked_since_timestamp_seconds",
+        help: "Unix time the earliest deletion was requested among the Terminating pods a Job waits for (to replace them, with podReplacementPolicy Failed, or to write its decided outcome), by the oldest pod, its node and its cause.",
+        identity: Identity::Job,
+        labels: &["pod", "node", "cause"],
+        anomalies: &[Anomaly::JobBlocked],
+        aggregate: false,
+        samples: |f| since(f, vec![oldest_pod(f), text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
+        example: r#"time() - kube_lifecycle_job_blocked_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+];
+
+/// Every Terminating pod is among the unsettled ones.
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, input.now);
     out.extend(
         cluster
             .deployments()
@@ -57,11 +145,6 @@ pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &m
                     .contains(&(j.metadata.namespace.as_str(), j.metadata.name.as_str()))
             })
             .filter_map(|j| job_blocked(cluster, j, now)),
-    );
-    out.extend(
-        cluster
-            .daemon_sets()
-            .filter_map(|d| daemonset_unscheduled(cluster, d)),
     );
 }
 
@@ -269,139 +352,23 @@ fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: Time) -> Option<
     )
 }
 
-/// What is wrong, as an operator says it: on how many of the nodes the DaemonSet
-/// should cover it has no pod, and how many its controller means to run when
-/// that is fewer (a controller that judges the nodes unfit counts them out).
-fn daemonset_gap(missing: usize, eligible: usize, desired: i32) -> String {
-    let nodes = count(eligible, "ready node", "ready nodes");
-    let gap = if missing == eligible {
-        match eligible {
-            1 => "no pod on the 1 ready node it should run on".to_string(),
-            _ => format!("no pod on any of the {nodes} it should run on"),
-        }
-    } else {
-        format!("no pod on {missing} of the {nodes} it should run on")
-    };
-    let wanted = usize::try_from(desired).unwrap_or(0);
-    if wanted >= eligible {
-        gap
-    } else if wanted == 0 {
-        format!("{gap}; its controller schedules none of them")
-    } else {
-        format!("{gap}; its controller schedules only {wanted}")
+/// `[cause]` → the number of pods blocking the workload.
+fn blocking_pods(f: &Finding) -> Vec<Sample> {
+    match f.detail {
+        Detail::Blocked { blocking_pods, .. } => one(
+            vec![text(&f.node), f.cause.to_string()],
+            blocking_pods as f64,
+        ),
+        _ => vec![],
     }
 }
 
-fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
-    if !cluster.has_listed(Kind::Node) {
-        return None;
+/// The blocking pod a workload finding reports, empty for other findings.
+fn oldest_pod(f: &Finding) -> String {
+    match &f.detail {
+        Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
+        _ => String::new(),
     }
-    let m = &ds.metadata;
-    let template = &ds.spec.template.spec;
-    let eligible: Vec<_> = cluster
-        .nodes()
-        .filter(|n| n.is_ready() && daemon_pod_fits(template, n))
-        .collect();
-    let pods: Vec<&Pod> = cluster
-        .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
-        .filter(|p| !p.is_terminating())
-        .collect();
-    let covered: BTreeSet<&str> = pods.iter().map(|p| p.spec.node_name.as_str()).collect();
-    let missing: Vec<_> = eligible
-        .iter()
-        .filter(|n| !covered.contains(n.metadata.name.as_str()))
-        .collect();
-    // Daemon pods the scheduler cannot place (DaemonSets scheduled by kube-scheduler, 1.12+).
-    let unschedulable: Vec<(&Pod, std::collections::BTreeMap<PendingCause, u32>)> = pods
-        .iter()
-        .filter(|p| p.spec.node_name.is_empty())
-        .filter_map(|p| {
-            let c = p.status.conditions.pod_scheduled.as_ref()?;
-            Some((*p, classify::scheduler_reasons(c.message()).reasons))
-        })
-        .collect();
-    let desired = ds.status.desired_number_scheduled;
-    let short_of_nodes = (desired as usize) < eligible.len();
-    if missing.is_empty() || (!short_of_nodes && unschedulable.is_empty()) {
-        return None;
-    }
-
-    let wanted: Vec<HostPort> = host_ports(&template.containers, template.host_network);
-    let conflict = missing.iter().find_map(|node| {
-        cluster
-            .pods_on_node(&node.metadata.name)
-            .filter(|p| !p.status.phase.is_terminal())
-            .find_map(|p| {
-                let held = p.host_ports();
-                let port = wanted.iter().find(|w| held.contains(w))?;
-                Some((port.clone(), p, node.metadata.name.clone()))
-            })
-    });
-    let scheduler_says_ports = unschedulable
-        .iter()
-        .any(|(_, reasons)| reasons.contains_key(&PendingCause::HostPort));
-
-    let (cause, message) = match (&conflict, scheduler_says_ports) {
-        (Some((port, holder, node)), _) => (
-            DaemonSetCause::HostPortConflict,
-            format!(
-                "{}; hostPort {}/{} on node {node:?} is held by {}/{}",
-                daemonset_gap(missing.len(), eligible.len(), desired),
-                port.port,
-                port.protocol,
-                holder.metadata.namespace,
-                holder.metadata.name
-            ),
-        ),
-        (None, true) => (
-            DaemonSetCause::HostPortConflict,
-            format!(
-                "{}; the scheduler reports no free host port",
-                daemonset_gap(missing.len(), eligible.len(), desired)
-            ),
-        ),
-        (None, false) => (
-            DaemonSetCause::Unknown,
-            match unschedulable.first() {
-                Some((p, _)) => p
-                    .status
-                    .conditions
-                    .pod_scheduled
-                    .as_ref()
-                    .map(|c| c.message().to_string())
-                    .unwrap_or_default(),
-                None => daemonset_gap(missing.len(), eligible.len(), desired),
-            },
-        ),
-    };
-    Some(Finding {
-        kind: Kind::DaemonSet,
-        namespace: namespace_of(&m.namespace),
-        name: m.name.to_string(),
-        container: None,
-        container_kind: None,
-        node: None,
-        cause: Cause::DaemonSetUnscheduled(cause),
-        // When its pods became unschedulable, if they say; else since it exists.
-        since: unschedulable
-            .iter()
-            .filter_map(|(p, _)| {
-                p.status
-                    .conditions
-                    .pod_scheduled
-                    .as_ref()?
-                    .last_transition_time
-            })
-            .min()
-            .or(m.creation_timestamp),
-        message,
-        detail: Detail::DaemonSet {
-            eligible_nodes: eligible.len(),
-            missing_nodes: missing.len(),
-            desired,
-            conflicting_port: conflict.map(|(port, _, _)| port),
-        },
-    })
 }
 
 #[cfg(test)]

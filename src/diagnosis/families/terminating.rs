@@ -18,12 +18,29 @@
 
 use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 
-use super::classify::{self, TerminationEvent};
-use super::{Cause, Detail, Finding, TerminatingCause, namespace_of, node_of};
+use crate::diagnosis::classify::{self, TerminationEvent};
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, namespace_of, node_of};
+use crate::model::age::unix_seconds;
 
-/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
-pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
-    for pod in unsettled.iter().filter(|p| p.is_terminating()) {
+vocabulary! {
+    /// Why a pod is still Terminating (anomaly `pod_terminating`).
+    pub enum TerminatingCause {
+        Graceful = "graceful" [quiet]: "Before the deadline (deletionTimestamp): the grace period is still running; normal.",
+        NodeNotReady = "node_not_ready" => PodTerminatingNodeLost [node_lost]: "Past the deadline and the pod's node is Ready=False or Unknown: no kubelet confirms the containers stopped.",
+        NodeMissing = "node_missing" => PodTerminatingNodeLost [node_lost]: "Past the deadline and the pod's nodeName is not among the nodes: nothing will ever confirm the pod stopped.",
+        Finalizers = "finalizers" => PodTerminatingFinalizers: "Past the deadline, containers gone, and metadata.finalizers is not empty: a controller has not removed its finalizer.",
+        ContainersRunning = "containers_running" => PodTerminatingContainersRunning: "Past the deadline with a container still running (or a kill that failed): the runtime does not stop it.",
+        CleanupPending = "cleanup_pending" => PodTerminatingCleanupStuck: "Past the deadline, no container running, no finalizer: the kubelet has not reclaimed the pod's volumes or cgroups (an unmount that fails, a busy device).",
+        Unknown = "unknown": "Past the deadline for none of the reasons above (for instance a pod never bound to a node).",
+    }
+}
+
+/// Every Terminating pod is among the unsettled ones.
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let (cluster, now) = (input.cluster, input.now);
+    for pod in input.unsettled.iter().filter(|p| p.is_terminating()) {
         let (Some(requested), Some(deadline)) =
             (pod.deletion_requested(), pod.metadata.deletion_timestamp)
         else {
@@ -46,6 +63,49 @@ pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &m
             },
         });
     }
+}
+
+pub(super) const FAMILY: Family = Family {
+    name: "terminating",
+    anomalies: &[Anomaly::PodTerminating],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_pod_terminating_since_timestamp_seconds",
+        help: "Unix time the deletion of a pod still Terminating was requested (deletionTimestamp minus deletionGracePeriodSeconds), by cause.",
+        identity: Identity::Pod,
+        labels: &["node", "cause"],
+        anomalies: &[Anomaly::PodTerminating],
+        aggregate: false,
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Earliest,
+        example: r#"time() - kube_lifecycle_pod_terminating_since_timestamp_seconds{cause!="graceful"} > 600"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_pod_terminating_deadline_timestamp_seconds",
+        help: "Unix time a Terminating pod should have been gone by (its deletionTimestamp).",
+        identity: Identity::Pod,
+        labels: &["node"],
+        anomalies: &[Anomaly::PodTerminating],
+        aggregate: false,
+        samples: |f| match f.detail {
+            Detail::Terminating { deadline, .. } => {
+                one(vec![text(&f.node)], unix_seconds(deadline))
+            }
+            _ => vec![],
+        },
+        fold: Fold::Earliest,
+        example: "time() - kube_lifecycle_pod_terminating_deadline_timestamp_seconds > 300",
+    },
+];
+
+/// Why a pod with a deletionTimestamp still exists at `now`, for observers
+/// that need the cause without a finding (the watch's durations).
+pub(crate) fn terminating_cause(cluster: &Cluster, pod: &Pod, now: Time) -> TerminatingCause {
+    judge(cluster, pod, now).cause
 }
 
 /// A cause and the text it was judged from.

@@ -15,13 +15,32 @@
 //! finding carries the node of the first one whose node is lost, so that the
 //! node's alert covers the namespace's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod, Time};
 
-use super::classify;
 use super::terminating::judge as terminating_judge;
-use super::{Cause, Detail, Finding, NamespaceCause, StuckPod, TerminatingCause, node_of};
+use crate::diagnosis::classify;
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Family, Finding, Input, StuckPod, TerminatingCause, node_of,
+};
+
+vocabulary! {
+    /// Why a namespace is still Terminating (anomaly `namespace_terminating`),
+    /// from the namespace controller's conditions.
+    pub enum NamespaceCause {
+        DiscoveryFailed = "discovery_failed" => NamespaceTerminatingDiscoveryFailed: "NamespaceDeletionDiscoveryFailure: an aggregated API (often metrics.k8s.io) does not answer, so the controller cannot list what to delete.",
+        GroupVersionParsingFailed = "group_version_parsing_failed" => NamespaceTerminatingDiscoveryFailed: "NamespaceDeletionGroupVersionParsingFailure: an API group version could not be parsed.",
+        ContentDeletionFailed = "content_deletion_failed": "NamespaceDeletionContentFailure: deleting some content failed.",
+        FinalizersRemaining = "finalizers_remaining" => NamespaceTerminatingFinalizers: "NamespaceFinalizersRemaining: objects in the namespace carry finalizers nobody removes.",
+        ContentRemaining = "content_remaining": "NamespaceContentRemaining: objects are still being deleted.",
+        NamespaceFinalizer = "namespace_finalizer" => NamespaceTerminatingFinalizers: "The namespace is empty but spec.finalizers is not (the `kubernetes` finalizer or a third party's).",
+        PodsTerminating = "pods_terminating": "The namespace waits for pods stuck Terminating past their deadline (namespace deletion deletes pods first, 1.33+, and cannot finish before they are gone); the pods, their nodes and their causes are named. A pod on a lost node is covered by that node's alert.",
+        Unknown = "unknown": "Terminating with no condition that explains it yet.",
+    }
+}
 
 /// How many of a namespace's stuck pods its finding names.
 pub(super) const NAMED_PODS: usize = 5;
@@ -49,8 +68,64 @@ const CONDITIONS: &[(&str, NamespaceCause)] = &[
     ),
 ];
 
-/// `unsettled`: the cluster's unsettled pods, where every Terminating pod is.
-pub(super) fn diagnose(cluster: &Cluster, unsettled: &[&Pod], now: Time, out: &mut Vec<Finding>) {
+pub(super) const FAMILY: Family = Family {
+    name: "namespaces",
+    anomalies: &[Anomaly::NamespaceTerminating],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_namespace_terminating_since_timestamp_seconds",
+        help: "Unix time the deletion of a namespace still Terminating was requested, by cause; for cause pods_terminating, `node` is the lost node of a pod it waits for, if any.",
+        identity: Identity::Namespace,
+        labels: &["node", "cause"],
+        anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
+        samples: |f| since(f, vec![text(&f.node), f.cause.to_string()]),
+        fold: Fold::Never,
+        example: "time() - kube_lifecycle_namespace_terminating_since_timestamp_seconds > 1800",
+    },
+    MetricFamily {
+        name: "kube_lifecycle_namespace_remaining_resources",
+        help: "Objects of a resource still in a Terminating namespace, as its NamespaceContentRemaining condition counts them.",
+        identity: Identity::Namespace,
+        labels: &["resource"],
+        anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
+        samples: |f| match &f.detail {
+            Detail::NamespaceContent {
+                remaining_resources,
+                ..
+            } => counts(remaining_resources),
+            _ => vec![],
+        },
+        fold: Fold::Never,
+        example: "sum by (namespace) (kube_lifecycle_namespace_remaining_resources)",
+    },
+    MetricFamily {
+        name: "kube_lifecycle_namespace_remaining_finalizers",
+        help: "Objects in a Terminating namespace held by a finalizer, as its NamespaceFinalizersRemaining condition counts them.",
+        identity: Identity::Namespace,
+        labels: &["finalizer"],
+        anomalies: &[Anomaly::NamespaceTerminating],
+        aggregate: false,
+        samples: |f| match &f.detail {
+            Detail::NamespaceContent {
+                remaining_finalizers,
+                ..
+            } => counts(remaining_finalizers),
+            _ => vec![],
+        },
+        fold: Fold::Never,
+        example: "topk(5, kube_lifecycle_namespace_remaining_finalizers)",
+    },
+];
+
+/// Every Terminating pod is among the unsettled ones.
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, input.now);
     let terminating: Vec<&Namespace> = cluster
         .namespaces()
         .filter(|n| n.is_terminating())
@@ -185,4 +260,15 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: Time) -> Findi
             terminating_pods_total: total,
         },
     }
+}
+
+/// One sample per (name, count) of a namespace's remaining content.
+fn counts(remaining: &BTreeMap<String, u64>) -> Vec<Sample> {
+    remaining
+        .iter()
+        .map(|(name, n)| Sample {
+            labels: vec![name.clone()],
+            value: *n as f64,
+        })
+        .collect()
 }

@@ -8,30 +8,100 @@
 use crate::model::age;
 use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
 
-use super::classify;
-use super::{Cause, Detail, Finding, PendingCause, Settings, namespace_of};
+use crate::diagnosis::classify;
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings, namespace_of};
+
+vocabulary! {
+    /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
+    /// scheduler reasons, parsed from the PodScheduled condition with the number
+    /// of nodes each excluded; the finding's cause is the reason with most nodes.
+    pub enum PendingCause {
+        InsufficientCpu = "insufficient_cpu": "Insufficient cpu.",
+        InsufficientMemory = "insufficient_memory": "Insufficient memory.",
+        InsufficientPods = "insufficient_pods": "Insufficient pods: the node runs its maximum (kubelet --max-pods, 110 by default).",
+        InsufficientEphemeralStorage = "insufficient_ephemeral_storage": "Insufficient ephemeral-storage.",
+        InsufficientOther = "insufficient_other": "Insufficient of an extended resource (nvidia.com/gpu, hugepages, ...).",
+        NodeAffinity = "node_affinity": "The node did not match the pod's nodeSelector or node affinity.",
+        PodAffinity = "pod_affinity": "The node did not match the pod's pod affinity rules.",
+        PodAntiAffinity = "pod_anti_affinity": "The node did not match the pod's anti-affinity rules, or existing pods' anti-affinity.",
+        Taint = "taint": "The node had a taint the pod does not tolerate.",
+        NodeUnschedulable = "node_unschedulable": "The node is cordoned (spec.unschedulable).",
+        NodeNotReady = "node_not_ready": "The node is not ready or unreachable (its kubelet does not report, or reports it not ready).",
+        NodeDiskPressure = "node_disk_pressure" => NodesUnderPressure: "The node is Ready but low on disk (DiskPressure: nodefs or imagefs below the kubelet's eviction threshold, or out of inodes); it carries the node.kubernetes.io/disk-pressure taint and admits no new pod.",
+        NodeMemoryPressure = "node_memory_pressure" => NodesUnderPressure: "The node is Ready but low on memory (MemoryPressure: memory.available below the kubelet's eviction threshold); it carries the node.kubernetes.io/memory-pressure taint and admits no BestEffort pod.",
+        NodePidPressure = "node_pid_pressure" => NodesUnderPressure: "The node is Ready but low on process ids (PIDPressure: pid.available below the kubelet's eviction threshold); it carries the node.kubernetes.io/pid-pressure taint.",
+        HostPort = "host_port": "The node had no free port for the pod's hostPort.",
+        VolumeBinding = "volume_binding": "The pod's PersistentVolumeClaims are unbound or no volume can be bound.",
+        VolumeZone = "volume_zone": "The pod's volumes are bound to another zone or node (volume node affinity conflict).",
+        PvcNotFound = "pvc_not_found": "A PersistentVolumeClaim the pod uses does not exist.",
+        TopologySpread = "topology_spread": "The node did not satisfy the pod's topology spread constraints.",
+        TooManyVolumes = "too_many_volumes": "The node exceeds its maximum attachable volume count.",
+        Other = "other": "A scheduler reason not in this list (the message is kept).",
+        NotScheduled = "not_scheduled" => SchedulerNotScheduling: "No PodScheduled condition and no node long after creation, though the pod names a scheduler the cluster uses (default-scheduler, or one that bound other pods): that scheduler is not working.",
+        UnknownScheduler = "unknown_scheduler" => PodSchedulerUnknown: "No PodScheduled condition and no node long after creation, and spec.schedulerName names a scheduler nothing in the cluster serves (not default-scheduler, no pod bound by it): a typo, or a scheduler not installed.",
+        SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose; informational, not alerted on.",
+    }
+}
 
 /// The API server's default `spec.schedulerName`.
 const DEFAULT_SCHEDULER: &str = "default-scheduler";
 
-/// `unsettled`: the cluster's unsettled pods, where every unbound pod is.
-pub(super) fn diagnose(
-    cluster: &Cluster,
-    unsettled: &[&Pod],
-    now: Time,
-    settings: &Settings,
-    out: &mut Vec<Finding>,
-) {
-    let mut schedulers = KnownSchedulers::new(cluster);
+pub(super) const FAMILY: Family = Family {
+    name: "pending",
+    anomalies: &[Anomaly::PodPending],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_pod_pending_since_timestamp_seconds",
+        help: "Unix time an unscheduled pod became unschedulable (or was created, for not_scheduled and scheduling_gated), by cause: the scheduler reason that excluded the most nodes.",
+        identity: Identity::Pod,
+        labels: &["cause"],
+        anomalies: &[Anomaly::PodPending],
+        aggregate: false,
+        samples: |f| since(f, vec![f.cause.to_string()]),
+        fold: Fold::Earliest,
+        example: r#"count by (cause) (time() - kube_lifecycle_pod_pending_since_timestamp_seconds{cause!="scheduling_gated"} > 900)"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_pod_pending_reason",
+        help: "A pending pod's scheduler reasons, each valued by the nodes it excluded; 1 for a pod no scheduler reason explains (not_scheduled, unknown_scheduler, scheduling_gated, or a message with no node counts).",
+        identity: Identity::Pod,
+        labels: &["reason"],
+        anomalies: &[Anomaly::PodPending],
+        aggregate: false,
+        samples: |f| match &f.detail {
+            Detail::Pending { reasons, .. } if !reasons.is_empty() => reasons
+                .iter()
+                .map(|(r, n)| Sample {
+                    labels: vec![r.to_string()],
+                    value: f64::from(*n),
+                })
+                .collect(),
+            _ => one(vec![f.cause.to_string()], 1.0),
+        },
+        fold: Fold::Largest,
+        example: "sum by (reason) (kube_lifecycle_pod_pending_reason)",
+    },
+];
+
+/// Every unbound pod is among the unsettled ones.
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let mut schedulers = KnownSchedulers::new(input.cluster);
     out.extend(
-        unsettled
+        input
+            .unsettled
             .iter()
             .filter(|p| {
                 p.status.phase == PodPhase::Pending
                     && p.spec.node_name.is_empty()
                     && !p.is_terminating()
             })
-            .filter_map(|p| judge(p, now, settings, &mut schedulers)),
+            .filter_map(|p| judge(p, input.now, input.settings, &mut schedulers)),
     );
 }
 

@@ -15,29 +15,58 @@
 //! one that runs.
 
 use crate::model::age;
-use crate::model::{Cluster, ContainerKind, ContainerStatus, Event, Kind, Pod, Time};
+use crate::model::{ContainerKind, ContainerStatus, Event, Pod, Time};
 
-use super::classify::{self, ProbeKind};
-use super::containers::{first_seen, on_node_since, pod_finding};
-use super::{Cause, Detail, Finding, InitCause, ProbeFailure, Settings};
+use crate::diagnosis::classify::{self, ProbeKind};
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, ProbeFailure, Settings};
 
-pub(super) fn diagnose(
-    cluster: &Cluster,
-    unsettled: &[&Pod],
-    now: Time,
-    settings: &Settings,
-    out: &mut Vec<Finding>,
-) {
-    for pod in unsettled.iter().filter(|p| {
-        !p.spec.node_name.is_empty() && !p.is_terminating() && !p.status.phase.is_terminal()
-    }) {
+use super::pod_finding::{events_of, first_seen, on_its_node, on_node_since, pod_finding};
+
+vocabulary! {
+    /// What holds a pod's start in its init containers (anomaly
+    /// `init_container_running`).
+    pub enum InitCause {
+        Running = "running": "An init container has run longer than --init-after without exiting: a wait-for loop on a Service, DNS name or port that never answers, a migration waiting for a lock, a download that hangs. The containers after it wait.",
+        SidecarStartupProbe = "sidecar_startup_probe": "A native sidecar (an init container with restartPolicy Always) runs but its startup probe keeps failing (Unhealthy events \"Startup probe failed\"), so it never counts as started and the init containers after it and the app wait.",
+        SidecarNotStarted = "sidecar_not_started": "A native sidecar runs but has not started and no startup probe failure is reported: a postStart hook that does not return, or probe events that aged out.",
+    }
+}
+
+pub(super) const FAMILY: Family = Family {
+    name: "init_containers",
+    anomalies: &[Anomaly::InitContainerRunning],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[MetricFamily {
+    name: "kube_lifecycle_pod_init_container_running_since_timestamp_seconds",
+    help: "Unix time a pod's start began waiting on an init container that runs and does not finish, or on a native sidecar that runs and has not started (reported past --init-after), by cause and, for a sidecar's failing startup probe, what the probe's output says (probe_failure).",
+    identity: Identity::Container,
+    labels: &["node", "cause", "probe_failure"],
+    anomalies: &[Anomaly::InitContainerRunning],
+    aggregate: false,
+    samples: |f| {
+        since(
+            f,
+            vec![text(&f.node), f.cause.to_string(), probe_failure(f)],
+        )
+    },
+    fold: Fold::Earliest,
+    example: r#"time() - kube_lifecycle_pod_init_container_running_since_timestamp_seconds{cause="running"} > 1800"#,
+}];
+
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    for pod in input.unsettled.iter().filter(|p| on_its_node(p)) {
         let Some((kind, status)) = pod.pending_init_container() else {
             continue;
         };
         if status.state.running.is_none() {
             continue;
         }
-        out.extend(judge(cluster, pod, kind, status, now, settings));
+        out.extend(judge(input, pod, kind, status));
     }
 }
 
@@ -56,21 +85,15 @@ fn waiting_since(pod: &Pod, status: &ContainerStatus, events: &[&Event]) -> Opti
 }
 
 fn judge(
-    cluster: &Cluster,
+    input: &Input<'_>,
     pod: &Pod,
     kind: ContainerKind,
     status: &ContainerStatus,
-    now: Time,
-    settings: &Settings,
 ) -> Option<Finding> {
+    let (now, settings): (Time, &Settings) = (input.now, input.settings);
     let field_path = kind.field_path(&status.name);
-    let events: Vec<&Event> = cluster
-        .events_about(
-            Kind::Pod,
-            &pod.metadata.namespace,
-            &pod.metadata.name,
-            &pod.metadata.uid,
-        )
+    let events: Vec<&Event> = events_of(input.cluster, pod)
+        .into_iter()
         .filter(|e| e.regarding.field_path == field_path)
         .collect();
     let since = waiting_since(pod, status, &events)?;

@@ -14,24 +14,61 @@
 //! its own finding already says why. A pod being deleted is `pod_terminating`'s;
 //! a pod of a Job that is over is winding down.
 
-use crate::model::{Cluster, Event, Kind, Pod, PodCondition, Time};
+use crate::model::{Cluster, Pod, PodCondition, Time};
 
-use super::classify::{self, ProbeKind};
-use super::containers::{has_waiting_container, pod_finding};
-use super::{Cause, Detail, Finding, NotReadyCause, Settings};
+use crate::diagnosis::classify::{self, ProbeKind};
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
+
+use super::pod_finding::{events_of, has_waiting_container, pod_finding};
+
+vocabulary! {
+    /// Why a Running pod is not Ready (anomaly `pod_not_ready`).
+    pub enum NotReadyCause {
+        ReadinessProbe = "readiness_probe": "A container's readiness probe fails (`Unhealthy` events \"Readiness probe failed\").",
+        ContainersNotReady = "containers_not_ready": "Ready=False with reason ContainersNotReady and no readiness probe failure reported: a container is not running or not ready for another reason (it may have no probe event yet, or events aged out).",
+        ReadinessGate = "readiness_gate": "The containers are ready but a readiness gate's condition (spec.readinessGates) is False or missing (reason ReadinessGatesNotReady): the controller that should set it (a load balancer controller, ...) has not.",
+        Unknown = "unknown": "Not Ready for none of the reasons above (for instance a Ready condition with no reason).",
+    }
+}
 
 /// Readiness events this long before the condition changed still explain it
 /// (the kubelet reports the failures that turn it False just before).
 const EVENT_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
-pub(super) fn diagnose(
-    cluster: &Cluster,
-    unsettled: &[&Pod],
-    now: Time,
-    settings: &Settings,
-    out: &mut Vec<Finding>,
-) {
-    for pod in unsettled.iter().filter(|p| {
+pub(super) const FAMILY: Family = Family {
+    name: "not_ready",
+    anomalies: &[Anomaly::PodNotReady],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[MetricFamily {
+    name: "kube_lifecycle_pod_not_ready_since_timestamp_seconds",
+    help: "Unix time a Running pod not Ready for longer than --not-ready-after last turned not Ready (its Ready condition's lastTransitionTime), by cause, the container a readiness probe or the condition names, and what the readiness probe's output says (probe_failure).",
+    identity: Identity::Pod,
+    labels: &["container", "node", "cause", "probe_failure"],
+    anomalies: &[Anomaly::PodNotReady],
+    aggregate: false,
+    samples: |f| {
+        since(
+            f,
+            vec![
+                text(&f.container),
+                text(&f.node),
+                f.cause.to_string(),
+                probe_failure(f),
+            ],
+        )
+    },
+    fold: Fold::Earliest,
+    example: r#"count by (namespace, cause) (kube_lifecycle_pod_not_ready_since_timestamp_seconds)"#,
+}];
+
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let cluster = input.cluster;
+    for pod in input.unsettled.iter().filter(|p| {
         p.is_not_ready()
             && !p.is_terminating()
             && !p.spec.node_name.is_empty()
@@ -44,7 +81,9 @@ pub(super) fn diagnose(
         let Some(since) = since else {
             continue;
         };
-        if now.duration_since(since) < settings.not_ready_after || of_finished_job(cluster, pod) {
+        if input.now.duration_since(since) < input.settings.not_ready_after
+            || of_finished_job(cluster, pod)
+        {
             continue;
         }
         out.push(judge(cluster, pod, ready, since));
@@ -64,14 +103,7 @@ pub(super) fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {
 }
 
 fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Finding {
-    let events: Vec<&Event> = cluster
-        .events_about(
-            Kind::Pod,
-            &pod.metadata.namespace,
-            &pod.metadata.name,
-            &pod.metadata.uid,
-        )
-        .collect();
+    let events = events_of(cluster, pod);
     let from = since.checked_sub(EVENT_SLACK).unwrap_or(since);
     // The latest readiness failure reported since the pod turned not Ready.
     let probe = events

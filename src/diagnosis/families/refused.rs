@@ -23,9 +23,31 @@
 
 use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
 
-use super::classify::{Refusal, is_refusal_event, refusal};
-use super::placement::daemon_pod_fits;
-use super::{Anomaly, Cause, DaemonSetCause, Detail, Finding, namespace_of};
+use crate::diagnosis::classify::{Refusal, is_refusal_event, refusal};
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
+use crate::diagnosis::placement::daemon_pod_fits;
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{
+    Anomaly, Cause, DaemonSetCause, Detail, Family, Finding, Input, namespace_of,
+};
+
+vocabulary! {
+    /// Why the API server refuses a controller's pods (anomaly `pod_create_refused`),
+    /// from the refusal's message.
+    pub enum RefusalCause {
+        QuotaExceeded = "quota_exceeded" => PodCreateQuotaExceeded: "A ResourceQuota of the namespace is used up (or its usage is not known yet): the quota and the resources over it are named.",
+        QuotaRequiresLimits = "quota_requires_limits": "A ResourceQuota covers a resource (limits.cpu, requests.memory...) that the pod template neither requests nor limits (\"must specify\").",
+        LimitRange = "limit_range": "The pod template is above a LimitRange maximum, below its minimum, or over its limit-to-request ratio.",
+        PodSecurity = "pod_security": "Pod Security admission refuses the pod at the level the namespace enforces (privileged, baseline, restricted; named).",
+        PodSecurityPolicy = "pod_security_policy": "No PodSecurityPolicy admits the pod (Kubernetes before 1.25; OpenShift's SecurityContextConstraints read alike).",
+        WebhookDenied = "webhook_denied": "A validating or mutating admission webhook (or a ValidatingAdmissionPolicy) refused the pod; it is named.",
+        WebhookUnreachable = "webhook_unreachable" => AdmissionWebhookUnreachable [webhook]: "The API server could not call an admission webhook that fails closed (timeout, connection refused, no endpoints, missing service, certificate, an error answer): every pod it covers, in every namespace, is refused; it is named.",
+        ServiceAccountMissing = "service_account_missing": "The ServiceAccount the pod template names does not exist (or, before 1.24, has no token yet).",
+        NamespaceTerminating = "namespace_terminating": "The namespace is being deleted: it admits no new content.",
+        InvalidSpec = "invalid_spec": "Validation rejects the pod template (Pod \"x\" is invalid: ...).",
+        Other = "other": "Another refusal or error of the API server (the message is kept).",
+    }
+}
 
 /// A controller of pods, as this diagnosis sees it.
 struct Controller<'a> {
@@ -38,7 +60,58 @@ struct Controller<'a> {
     replica_failure: Option<&'a Condition>,
 }
 
-pub(super) fn diagnose(cluster: &Cluster, out: &mut Vec<Finding>) {
+pub(super) const FAMILY: Family = Family {
+    name: "refused",
+    anomalies: &[Anomaly::PodCreateRefused],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds",
+        help: "Unix time a controller short of pods (ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController) was first refused a pod by the API server (its earliest FailedCreate event held, or its ReplicaFailure condition), by cause and what the refusal names: the Deployment of a ReplicaSet, the ResourceQuota and resources, the admission webhook, the Pod Security level.",
+        identity: Identity::Controller,
+        labels: &[
+            "deployment",
+            "cause",
+            "quota",
+            "resource",
+            "webhook",
+            "pod_security_level",
+        ],
+        anomalies: &[Anomaly::PodCreateRefused],
+        aggregate: false,
+        samples: |f| since(f, refusal_labels(f)),
+        fold: Fold::Never,
+        example: r#"count by (webhook) (kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{cause="webhook_unreachable"})"#,
+    },
+    MetricFamily {
+        name: "kube_lifecycle_workload_pod_create_refused_missing_pods",
+        help: "Pods a controller whose pod creations the API server refuses is short of (wanted minus created, as its status counts them), by cause.",
+        identity: Identity::Controller,
+        labels: &["cause"],
+        anomalies: &[Anomaly::PodCreateRefused],
+        aggregate: false,
+        samples: |f| match f.detail {
+            Detail::Refused {
+                desired, current, ..
+            } => one(vec![f.cause.to_string()], f64::from(desired - current)),
+            _ => vec![],
+        },
+        fold: Fold::Never,
+        example: "sum by (namespace, cause) (kube_lifecycle_workload_pod_create_refused_missing_pods)",
+    },
+];
+
+/// Runs after `daemonsets`: a refused DaemonSet's `unknown` shortage is
+/// superseded by the refusal that explains it.
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    find_refused(input.cluster, out);
+    supersede(out);
+}
+
+fn find_refused(cluster: &Cluster, out: &mut Vec<Finding>) {
     let controllers = cluster
         .replica_sets()
         .map(|rs| Controller {
@@ -178,7 +251,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
 /// A DaemonSet whose pods the API server refuses misses its nodes for that
 /// reason: its `daemonset_unscheduled` finding with cause `unknown` (no
 /// conflicting port found) would only say so less well, and is left out.
-pub(super) fn supersede(findings: &mut Vec<Finding>) {
+fn supersede(findings: &mut Vec<Finding>) {
     let refused: Vec<(Option<String>, String)> = findings
         .iter()
         .filter(|f| f.anomaly() == Anomaly::PodCreateRefused && f.kind == Kind::DaemonSet)
@@ -193,6 +266,30 @@ pub(super) fn supersede(findings: &mut Vec<Finding>) {
                 .iter()
                 .any(|(ns, name)| *ns == f.namespace && *name == f.name)
     });
+}
+
+/// `[deployment, cause, quota, resource, webhook, pod_security_level]` of a
+/// refused controller: what the refusal names, empty where it names nothing
+/// (an empty label is no label to Prometheus).
+fn refusal_labels(f: &Finding) -> Vec<String> {
+    match &f.detail {
+        Detail::Refused {
+            deployment,
+            quota,
+            resource,
+            webhook,
+            pod_security_level,
+            ..
+        } => vec![
+            text(deployment),
+            f.cause.to_string(),
+            text(quota),
+            text(resource),
+            text(webhook),
+            pod_security_level.unwrap_or_default().to_string(),
+        ],
+        _ => vec![],
+    }
 }
 
 #[cfg(test)]

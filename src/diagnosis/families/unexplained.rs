@@ -14,32 +14,62 @@ use std::collections::HashSet;
 use jiff::SignedDuration;
 
 use crate::model::age;
-use crate::model::{Cluster, ConditionStatus, Event, Kind, Pod, PodCondition, PodPhase, Time};
+use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
 
-use super::containers::{on_node_since, pod_finding};
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since, text};
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings};
+
 use super::not_ready::of_finished_job;
-use super::{Cause, Detail, Finding, Settings, StuckCause};
+use super::pod_finding::{events_of, on_node_since, pod_finding};
+
+vocabulary! {
+    /// A pod stuck for a reason no other anomaly names (anomaly `pod_stuck`).
+    pub enum StuckCause {
+        Unknown = "unknown": "No anomaly explains the pod: its phase, conditions and last warning events are in the finding.",
+    }
+}
 
 /// How many warning events the finding quotes.
 const EVENTS_QUOTED: usize = 3;
 
-pub(super) fn diagnose(
-    cluster: &Cluster,
-    unsettled: &[&Pod],
-    now: Time,
-    settings: &Settings,
-    out: &mut Vec<Finding>,
-) {
+pub(super) const FAMILY: Family = Family {
+    name: "unexplained",
+    anomalies: &[Anomaly::PodStuck],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[MetricFamily {
+    name: "kube_lifecycle_pod_stuck_since_timestamp_seconds",
+    help: "Unix time a pod Pending, not initialized or not Ready past its threshold, that no other anomaly explains, began to wait, by its phase (cause unknown).",
+    identity: Identity::Pod,
+    labels: &["node", "phase", "cause"],
+    anomalies: &[Anomaly::PodStuck],
+    aggregate: false,
+    samples: |f| {
+        let phase = match &f.detail {
+            Detail::Stuck { phase, .. } => phase.to_string(),
+            _ => String::new(),
+        };
+        since(f, vec![text(&f.node), phase, f.cause.to_string()])
+    },
+    fold: Fold::Earliest,
+    example: "count by (namespace, phase) (kube_lifecycle_pod_stuck_since_timestamp_seconds)",
+}];
+
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     let explained: HashSet<(&str, &str)> = out
         .iter()
         .filter(|f| f.kind == Kind::Pod)
         .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str()))
         .collect();
-    let stuck: Vec<Finding> = unsettled
+    let stuck: Vec<Finding> = input
+        .unsettled
         .iter()
         .filter(|p| !p.is_terminating() && !p.status.phase.is_terminal())
         .filter(|p| !explained.contains(&(p.metadata.namespace.as_str(), p.metadata.name.as_str())))
-        .filter_map(|p| judge(cluster, p, now, settings))
+        .filter_map(|p| judge(input.cluster, p, input.now, input.settings))
         .collect();
     out.extend(stuck);
 }
@@ -89,14 +119,7 @@ fn judge(cluster: &Cluster, pod: &Pod, now: Time, settings: &Settings) -> Option
     if waited < threshold {
         return None;
     }
-    let events: Vec<&Event> = cluster
-        .events_about(
-            Kind::Pod,
-            &pod.metadata.namespace,
-            &pod.metadata.name,
-            &pod.metadata.uid,
-        )
-        .collect();
+    let events = events_of(cluster, pod);
     let quoted: Vec<String> = events
         .iter()
         .rev()

@@ -1,0 +1,204 @@
+//! `daemonset_unscheduled`: a DaemonSet missing from nodes it should cover,
+//! and why: another pod holds its hostPort on the nodes it misses, or (when no
+//! conflict is found) the scheduler's own reasons for its unplaced pods.
+
+use std::collections::BTreeSet;
+
+use crate::diagnosis::classify;
+use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
+use crate::diagnosis::placement::daemon_pod_fits;
+use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Family, Finding, Input, PendingCause, namespace_of,
+};
+use crate::model::plural::count;
+use crate::model::{Cluster, DaemonSet, HostPort, Kind, Pod, host_ports};
+
+vocabulary! {
+    /// Why a DaemonSet covers fewer nodes than it should (anomaly `daemonset_unscheduled`).
+    pub enum DaemonSetCause {
+        HostPortConflict = "host_port_conflict": "Another pod already holds the DaemonSet's hostPort on the nodes it misses.",
+        Unknown = "unknown": "No conflicting hostPort found.",
+    }
+}
+
+pub(super) const FAMILY: Family = Family {
+    name: "daemonsets",
+    anomalies: &[Anomaly::DaemonSetUnscheduled],
+    metrics: METRICS,
+    diagnose,
+};
+
+const METRICS: &[MetricFamily] = &[
+    MetricFamily {
+        name: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+        help: "Unix time from which a DaemonSet missing from eligible nodes is known to be so (when its pods became unschedulable, else its creation), by cause.",
+        identity: Identity::DaemonSet,
+        labels: &["cause"],
+        anomalies: &[Anomaly::DaemonSetUnscheduled],
+        aggregate: false,
+        samples: |f| since(f, vec![f.cause.to_string()]),
+        fold: Fold::Never,
+        example: "kube_lifecycle_daemonset_unscheduled_since_timestamp_seconds",
+    },
+    MetricFamily {
+        name: "kube_lifecycle_daemonset_unscheduled_nodes",
+        help: "Ready nodes a DaemonSet's selector and tolerations admit that have no pod of it.",
+        identity: Identity::DaemonSet,
+        labels: &["cause"],
+        anomalies: &[Anomaly::DaemonSetUnscheduled],
+        aggregate: false,
+        samples: |f| match f.detail {
+            Detail::DaemonSet { missing_nodes, .. } => {
+                one(vec![f.cause.to_string()], missing_nodes as f64)
+            }
+            _ => vec![],
+        },
+        fold: Fold::Never,
+        example: "kube_lifecycle_daemonset_unscheduled_nodes > 0",
+    },
+];
+
+fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let cluster = input.cluster;
+    out.extend(
+        cluster
+            .daemon_sets()
+            .filter_map(|d| daemonset_unscheduled(cluster, d)),
+    );
+}
+
+/// What is wrong, as an operator says it: on how many of the nodes the DaemonSet
+/// should cover it has no pod, and how many its controller means to run when
+/// that is fewer (a controller that judges the nodes unfit counts them out).
+fn daemonset_gap(missing: usize, eligible: usize, desired: i32) -> String {
+    let nodes = count(eligible, "ready node", "ready nodes");
+    let gap = if missing == eligible {
+        match eligible {
+            1 => "no pod on the 1 ready node it should run on".to_string(),
+            _ => format!("no pod on any of the {nodes} it should run on"),
+        }
+    } else {
+        format!("no pod on {missing} of the {nodes} it should run on")
+    };
+    let wanted = usize::try_from(desired).unwrap_or(0);
+    if wanted >= eligible {
+        gap
+    } else if wanted == 0 {
+        format!("{gap}; its controller schedules none of them")
+    } else {
+        format!("{gap}; its controller schedules only {wanted}")
+    }
+}
+
+fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
+    if !cluster.has_listed(Kind::Node) {
+        return None;
+    }
+    let m = &ds.metadata;
+    let template = &ds.spec.template.spec;
+    let eligible: Vec<_> = cluster
+        .nodes()
+        .filter(|n| n.is_ready() && daemon_pod_fits(template, n))
+        .collect();
+    let pods: Vec<&Pod> = cluster
+        .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+        .filter(|p| !p.is_terminating())
+        .collect();
+    let covered: BTreeSet<&str> = pods.iter().map(|p| p.spec.node_name.as_str()).collect();
+    let missing: Vec<_> = eligible
+        .iter()
+        .filter(|n| !covered.contains(n.metadata.name.as_str()))
+        .collect();
+    // Daemon pods the scheduler cannot place (DaemonSets scheduled by kube-scheduler, 1.12+).
+    let unschedulable: Vec<(&Pod, std::collections::BTreeMap<PendingCause, u32>)> = pods
+        .iter()
+        .filter(|p| p.spec.node_name.is_empty())
+        .filter_map(|p| {
+            let c = p.status.conditions.pod_scheduled.as_ref()?;
+            Some((*p, classify::scheduler_reasons(c.message()).reasons))
+        })
+        .collect();
+    let desired = ds.status.desired_number_scheduled;
+    let short_of_nodes = (desired as usize) < eligible.len();
+    if missing.is_empty() || (!short_of_nodes && unschedulable.is_empty()) {
+        return None;
+    }
+
+    let wanted: Vec<HostPort> = host_ports(&template.containers, template.host_network);
+    let conflict = missing.iter().find_map(|node| {
+        cluster
+            .pods_on_node(&node.metadata.name)
+            .filter(|p| !p.status.phase.is_terminal())
+            .find_map(|p| {
+                let held = p.host_ports();
+                let port = wanted.iter().find(|w| held.contains(w))?;
+                Some((port.clone(), p, node.metadata.name.clone()))
+            })
+    });
+    let scheduler_says_ports = unschedulable
+        .iter()
+        .any(|(_, reasons)| reasons.contains_key(&PendingCause::HostPort));
+
+    let (cause, message) = match (&conflict, scheduler_says_ports) {
+        (Some((port, holder, node)), _) => (
+            DaemonSetCause::HostPortConflict,
+            format!(
+                "{}; hostPort {}/{} on node {node:?} is held by {}/{}",
+                daemonset_gap(missing.len(), eligible.len(), desired),
+                port.port,
+                port.protocol,
+                holder.metadata.namespace,
+                holder.metadata.name
+            ),
+        ),
+        (None, true) => (
+            DaemonSetCause::HostPortConflict,
+            format!(
+                "{}; the scheduler reports no free host port",
+                daemonset_gap(missing.len(), eligible.len(), desired)
+            ),
+        ),
+        (None, false) => (
+            DaemonSetCause::Unknown,
+            match unschedulable.first() {
+                Some((p, _)) => p
+                    .status
+                    .conditions
+                    .pod_scheduled
+                    .as_ref()
+                    .map(|c| c.message().to_string())
+                    .unwrap_or_default(),
+                None => daemonset_gap(missing.len(), eligible.len(), desired),
+            },
+        ),
+    };
+    Some(Finding {
+        kind: Kind::DaemonSet,
+        namespace: namespace_of(&m.namespace),
+        name: m.name.to_string(),
+        container: None,
+        container_kind: None,
+        node: None,
+        cause: Cause::DaemonSetUnscheduled(cause),
+        // When its pods became unschedulable, if they say; else since it exists.
+        since: unschedulable
+            .iter()
+            .filter_map(|(p, _)| {
+                p.status
+                    .conditions
+                    .pod_scheduled
+                    .as_ref()?
+                    .last_transition_time
+            })
+            .min()
+            .or(m.creation_timestamp),
+        message,
+        detail: Detail::DaemonSet {
+            eligible_nodes: eligible.len(),
+            missing_nodes: missing.len(),
+            desired,
+            conflicting_port: conflict.map(|(port, _, _)| port),
+        },
+    })
+}

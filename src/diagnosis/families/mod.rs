@@ -1,0 +1,74 @@
+//! The anomaly families, each declared once in its own module: its causes
+//! (`vocabulary!`), how it diagnoses, how its findings' facts read and the
+//! metric families they feed ([`Family`]). This file is the one list: the
+//! anomalies with their cause vocabularies and default alerts, and the
+//! families in the order the diagnosis runs them (a family may read the
+//! findings of those before it: [`unexplained`] runs last).
+//!
+//! Adding a family is adding its module and one line to each list below.
+
+mod blocking;
+mod containers;
+mod daemonsets;
+mod evicted;
+mod init_containers;
+mod namespaces;
+mod not_ready;
+mod pending;
+mod pod_finding;
+mod refused;
+mod terminating;
+mod unexplained;
+
+pub use blocking::BlockingCause;
+pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
+pub use daemonsets::DaemonSetCause;
+pub use evicted::EvictionCause;
+pub use init_containers::InitCause;
+pub use namespaces::NamespaceCause;
+pub use not_ready::NotReadyCause;
+pub use pending::PendingCause;
+pub use refused::RefusalCause;
+pub use terminating::TerminatingCause;
+pub use unexplained::StuckCause;
+
+pub(crate) use evicted::eviction_cause;
+pub(crate) use terminating::terminating_cause;
+
+use super::family::Family;
+use super::vocabulary::anomalies;
+
+anomalies! {
+    PodTerminating = "pod_terminating" (TerminatingCause) => PodTerminatingStuck : "A pod has a deletionTimestamp and is still there.",
+    RecreateBlocked = "recreate_blocked" (BlockingCause) => DeploymentRecreateBlocked : "A Deployment that waits for its old pods to be gone (strategy Recreate, or podReplacementPolicy TerminationComplete) creates no new pods because pods of its old ReplicaSets are not gone.",
+    StatefulSetBlocked = "statefulset_blocked" (BlockingCause) => StatefulSetPodStuck : "A StatefulSet cannot recreate an ordinal because that ordinal's pod is stuck Terminating.",
+    JobBlocked = "job_blocked" (BlockingCause) => JobBlockedByTerminating : "A Job waits for a Terminating pod: with podReplacementPolicy Failed (required by a podFailurePolicy) it creates no replacement until the pod is gone, and a Job whose outcome is decided (FailureTarget, SuccessCriteriaMet) is not Failed or Complete until its pods are.",
+    NamespaceTerminating = "namespace_terminating" (NamespaceCause) => NamespaceTerminatingContent : "A namespace is Terminating.",
+    PodPending = "pod_pending" (PendingCause) => PodUnschedulable : "A pod is not bound to a node.",
+    ContainerCreating = "container_creating" (CreatingCause) => PodContainerCreatingStuck : "A scheduled pod's containers are still being created (reported as ContainerCreating, or PodInitializing when the pod has init containers).",
+    InitContainerRunning = "init_container_running" (InitCause) => InitContainerStuck : "A pod's start has waited longer than --init-after (10 minutes by default) on an init container that runs and does not finish, or on a native sidecar that runs and does not start.",
+    ImagePull = "image_pull" (ImagePullCause) => ContainerImagePullFailing : "A container's image cannot be pulled or inspected.",
+    CrashLoop = "crash_loop" (CrashLoopCause) => ContainerCrashLooping : "A container is in CrashLoopBackOff.",
+    ContainerConfig = "container_config" (ConfigCause) => ContainerConfigError : "A container cannot be created or started because of its configuration.",
+    DaemonSetUnscheduled = "daemonset_unscheduled" (DaemonSetCause) => DaemonSetUnscheduled : "A DaemonSet runs on fewer nodes than it should.",
+    PodCreateRefused = "pod_create_refused" (RefusalCause) => PodCreateRefused : "A ReplicaSet, StatefulSet, DaemonSet, Job or ReplicationController has fewer pods than it wants and the API server refuses the ones it tries to create (its FailedCreate event or ReplicaFailure condition).",
+    PodNotReady = "pod_not_ready" (NotReadyCause) => PodNotReady : "A Running pod, not being deleted, has been not Ready longer than --not-ready-after (10 minutes by default) and no container of it is in CrashLoopBackOff (that is a `crash_loop` finding).",
+    PodEvicted = "pod_evicted" (EvictionCause) => PodEvictions : "A pod the kubelet evicted or refused to admit, or that a controller disrupted (preemption, taint eviction, node shutdown), still exists in phase Failed.",
+    PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
+}
+
+/// Every family, in the order the diagnosis runs them and their metric
+/// families are exposed.
+pub const FAMILIES: &[Family] = &[
+    terminating::FAMILY,
+    blocking::FAMILY,
+    namespaces::FAMILY,
+    pending::FAMILY,
+    containers::FAMILY,
+    init_containers::FAMILY,
+    daemonsets::FAMILY,
+    refused::FAMILY,
+    not_ready::FAMILY,
+    evicted::FAMILY,
+    unexplained::FAMILY,
+];
