@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kube_lifecycle_exporter::cli::{Cli, Command, diagnose, runbook, serve};
+use kube_lifecycle_exporter::cli::{Cli, Command, catalogue, diagnose, runbook, serve};
 use kube_lifecycle_exporter::output::terminal;
 
 fn main() -> ExitCode {
@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Diagnose(args)) => diagnose::run(&args),
         Some(Command::Runbook(args)) => runbook::run(&args),
+        Some(Command::Catalogue(args)) => catalogue::run(&args),
         Some(Command::Serve(args)) => runtime().and_then(|rt| rt.block_on(serve::run(args))),
         None => runtime().and_then(|rt| rt.block_on(serve::run(cli.serve))),
     };

@@ -538,3 +538,100 @@ fn cause_matchers(expr: &str) -> Vec<(String, String)> {
     }
     out
 }
+
+/// The rules take their cause lists from the catalogue (`mixin/catalogue.json`,
+/// what the code declares): every rule's `cause` matchers name only causes the
+/// vocabulary has, and select exactly the causes the catalogue says the alert
+/// fires on, no more and none left out.
+#[test]
+fn every_rule_selects_the_causes_the_catalogue_sends_it() {
+    use kube_lifecycle_exporter::output::metrics::family_anomalies;
+    use std::collections::BTreeSet;
+
+    let catalogue: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("mixin/catalogue.json")).unwrap(),
+    )
+    .unwrap();
+    let vocabulary = |anomaly: &str| -> BTreeSet<String> {
+        catalogue["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["anomaly"] == anomaly)
+            .map(|c| c["cause"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (name, rule) in alert_rules() {
+        let expr = rule["expr"].as_str().unwrap();
+        let Some(alert) = catalogue["alerts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["alert"] == name.as_str())
+        else {
+            problems.push(format!("{name}: not in the catalogue"));
+            continue;
+        };
+        let fires: BTreeSet<(String, String)> = alert["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["anomaly"].as_str().unwrap().to_string(),
+                    c["cause"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        if fires.is_empty() {
+            // The exporter's own alerts read no findings.
+            assert!(cause_matchers(expr).is_empty(), "{name}");
+            continue;
+        }
+        // The anomaly whose vocabulary the matchers speak: the one the alert
+        // fires on (each alert fires on one anomaly's causes).
+        let anomalies: BTreeSet<&str> = fires.iter().map(|(a, _)| a.as_str()).collect();
+        assert_eq!(anomalies.len(), 1, "{name}: {anomalies:?}");
+        let anomaly = *anomalies.iter().next().unwrap();
+        // It reads a family of that anomaly, or the eviction counter.
+        assert!(
+            family_anomalies().any(|(family, a)| a.as_str() == anomaly && expr.contains(family))
+                || expr.contains("kube_lifecycle_pod_evictions_total"),
+            "{name} reads no family of {anomaly}"
+        );
+        let words = vocabulary(anomaly);
+        let mut selected: BTreeSet<String> = BTreeSet::new();
+        let matchers = cause_matchers(expr);
+        if matchers.is_empty() {
+            selected = words.clone();
+        }
+        for (op, value) in matchers {
+            let listed: BTreeSet<String> = value.split('|').map(String::from).collect();
+            for cause in listed.difference(&words) {
+                problems.push(format!(
+                    "{name}: names `{cause}`, which {anomaly} does not have"
+                ));
+            }
+            match op.as_str() {
+                "=" | "=~" => selected.extend(listed),
+                _ => selected.extend(words.difference(&listed).cloned()),
+            }
+        }
+        let fires: BTreeSet<String> = fires.into_iter().map(|(_, c)| c).collect();
+        for cause in fires.difference(&selected) {
+            problems.push(format!(
+                "{name}: leaves out `{cause}`, which the catalogue sends to it"
+            ));
+        }
+        for cause in selected.difference(&fires) {
+            problems.push(format!(
+                "{name}: fires on `{cause}`, which the catalogue does not send to it"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked} rules checked");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -103,6 +103,17 @@ fn check(relative: &str, rendered: &str, problems: &mut Vec<String>) {
 #[test]
 fn the_shipped_files_are_what_the_mixin_renders() {
     let mut problems = Vec::new();
+    // What the mixin reads of the code: the catalogue the binary prints.
+    let catalogue = Command::new(env!("CARGO_BIN_EXE_kube-lifecycle-exporter"))
+        .arg("catalogue")
+        .output()
+        .unwrap();
+    assert!(catalogue.status.success());
+    check(
+        "mixin/catalogue.json",
+        &String::from_utf8(catalogue.stdout).unwrap(),
+        &mut problems,
+    );
     for (source, shipped) in RENDERED {
         check(shipped, &jsonnet(&["-S", source]), &mut problems);
     }

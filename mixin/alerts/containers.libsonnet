@@ -1,4 +1,5 @@
 // Containers that cannot be created or keep crashing.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -12,14 +13,12 @@ local rules = import '../lib/rules.libsonnet';
     local container = 'Container {{ $labels.container }} of pod {{ $labels.namespace }}/{{ $labels.pod }}%s' % rules.inCluster(c),
     local crash = 'kube_lifecycle_container_crash_looping_since_timestamp_seconds',
     local creating(matchers) = rules.series(c, 'kube_lifecycle_pod_container_creating_since_timestamp_seconds', matchers),
-    // The ContainerCreating causes that are the node's sandbox, not the pod's.
-    local sandboxCauses(op) = 'cause%s"%s"' % [op, std.join('|', ['sandbox_image_pull', 'cni', 'sandbox_other'])],
     groups+: [{
       name: 'kube-lifecycle-containers',
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodContainerCreatingStuck',
-          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'node', 'cause'], sandboxCauses('!~')),
+          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'node', 'cause'], catalogue.matcher('KubeLifecyclePodContainerCreatingStuck')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A pod is stuck in ContainerCreating.',
@@ -33,7 +32,7 @@ local rules = import '../lib/rules.libsonnet';
             count %s (
               %s
             )
-          ||| % [rules.by(c, ['node', 'cause']), creating(sandboxCauses('=~'))],
+          ||| % [rules.by(c, ['node', 'cause']), creating(catalogue.matcher('KubeLifecyclePodSandboxFailingOnNode'))],
           'for': '10m',
           tier: 'ticket',
           summary: 'A node cannot create pod sandboxes: its pods stay in ContainerCreating.',
@@ -49,7 +48,7 @@ local rules = import '../lib/rules.libsonnet';
                 %s
               )
             ) >= %d
-          ||| % [rules.by(c, ['cause']), rules.by(c, ['node', 'cause']), creating(sandboxCauses('=~')), c.sandboxFailingNodes],
+          ||| % [rules.by(c, ['cause']), rules.by(c, ['node', 'cause']), creating(catalogue.matcher('KubeLifecyclePodSandboxFailing')), c.sandboxFailingNodes],
           'for': '5m',
           tier: 'page',
           summary: 'Pod sandboxes fail on several nodes: new pods cannot start.',
@@ -74,7 +73,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerOOMKilledLooping',
-          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], 'cause="oom_killed"'),
+          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], catalogue.matcher('KubeLifecycleContainerOOMKilledLooping')),
           'for': '15m',
           tier: 'ticket',
           summary: 'A container is crash-looping because it runs out of memory.',
@@ -82,7 +81,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerCrashLooping',
-          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], 'cause!~"oom_killed|liveness_probe|startup_probe"'),
+          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], catalogue.matcher('KubeLifecycleContainerCrashLooping')),
           'for': '15m',
           tier: 'ticket',
           summary: 'A container is crash-looping.',

@@ -1,4 +1,5 @@
 // Images that cannot be pulled: one registry failing for many, or one pod's own.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -6,19 +7,19 @@ local rules = import '../lib/rules.libsonnet';
   // nodes: transport (TLS, plain HTTP, DNS, refused, timeouts), the registry's rate
   // limit, and failures nobody recognised. Node-local causes (corrupt, inspect_error,
   // no_space, the kubelet's own qps_exceeded) and one pod spec's mistakes
-  // (invalid_name, never_pull, platform_mismatch) never count.
-  registryTransportCauses:: ['tls', 'http_to_https', 'dns', 'connection_refused', 'timeout', 'rate_limited', 'unknown'],
+  // (invalid_name, never_pull, platform_mismatch) never count. Tagged so in the
+  // exporter's vocabulary.
+  registryTransportCauses:: catalogue.tagged('image_pull', 'registry_transport'),
   // Refusals that are the registry's when they span images and namespaces (its
   // authentication or storage is broken), and one namespace's pull secret or one
   // tag's typo otherwise.
-  registryContentCauses:: ['unauthorized', 'not_found'],
+  registryContentCauses:: catalogue.tagged('image_pull', 'registry_content'),
 
   prometheusAlerts+:: {
     local c = $._config,
     local pulls(matchers) = rules.series(c, 'kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds', matchers),
-    local causes(list) = 'cause=~"%s"' % std.join('|', list),
-    local transport = causes($.registryTransportCauses),
-    local content = causes($.registryContentCauses),
+    local transport = catalogue.oneOf($.registryTransportCauses),
+    local content = catalogue.oneOf($.registryContentCauses),
     local distinct(label, matchers) = 'count %s (count %s (%s))' % [
       rules.by(c, ['registry']),
       rules.by(c, ['registry', label]),
@@ -56,7 +57,7 @@ local rules = import '../lib/rules.libsonnet';
           ||| % {
             byRegistry: rules.by(c, ['registry']),
             byPod: rules.by(c, ['registry', 'namespace', 'pod']),
-            all: pulls(causes($.registryTransportCauses + $.registryContentCauses)),
+            all: pulls(catalogue.oneOf($.registryTransportCauses + $.registryContentCauses)),
             on: on,
             nodes: distinct('node', transport),
             minNodes: c.registryFailingNodes,
@@ -72,7 +73,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullUnauthorized',
-          expr: perPod('cause="unauthorized"'),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullUnauthorized')),
           'for': '10m',
           tier: 'ticket',
           summary: 'An image pull is refused for lack of credentials.',
@@ -80,7 +81,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullNotFound',
-          expr: perPod('cause=~"not_found|invalid_name|never_pull|platform_mismatch"'),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullNotFound')),
           'for': '10m',
           tier: 'ticket',
           summary: "A pod's image reference does not name a pullable image.",
@@ -88,7 +89,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullRegistryUnreachable',
-          expr: perPod('cause=~"tls|http_to_https|dns|connection_refused|timeout"'),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullRegistryUnreachable')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A node cannot reach or trust an image registry.',
@@ -96,7 +97,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullRateLimited',
-          expr: perPod('cause=~"qps_exceeded|rate_limited"'),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullRateLimited')),
           'for': '10m',
           tier: 'ticket',
           summary: 'Image pulls are rate-limited by the kubelet or the registry.',
@@ -106,7 +107,7 @@ local rules = import '../lib/rules.libsonnet';
         // inhibited by it.
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullNodeImageStore',
-          expr: perPod('cause=~"corrupt|inspect_error|no_space"', ['namespace', 'pod', 'container', 'node', 'registry', 'image', 'cause']),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullNodeImageStore'), ['namespace', 'pod', 'container', 'node', 'registry', 'image', 'cause']),
           'for': '10m',
           tier: 'ticket',
           summary: 'An image cannot be stored or read on a node.',
@@ -114,7 +115,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerImagePullFailing',
-          expr: perPod('cause="unknown"'),
+          expr: perPod(catalogue.matcher('KubeLifecycleContainerImagePullFailing')),
           'for': '15m',
           tier: 'ticket',
           summary: 'An image pull fails for a reason the exporter does not recognise.',

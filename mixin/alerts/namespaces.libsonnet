@@ -1,16 +1,17 @@
 // Namespaces that will not go away.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
   prometheusAlerts+:: {
     local c = $._config,
-    local since(causes) = |||
+    local since(alert) = |||
       max %s (
         time() - %s
       )
     ||| % [
       rules.by(c, ['namespace', 'node', 'cause']),
-      rules.series(c, 'kube_lifecycle_namespace_terminating_since_timestamp_seconds', 'cause=~"%s"' % std.join('|', causes)),
+      rules.series(c, 'kube_lifecycle_namespace_terminating_since_timestamp_seconds', catalogue.matcher(alert)),
     ],
     local deleted = 'Namespace {{ $labels.namespace }}%s was deleted {{ $value | humanizeDuration }} ago' % rules.inCluster(c),
     groups+: [{
@@ -18,7 +19,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingContent',
-          expr: since(['content_remaining', 'content_deletion_failed', 'pods_terminating', 'unknown']),
+          expr: since('KubeLifecycleNamespaceTerminatingContent'),
           'for': '15m',
           tier: 'ticket',
           summary: 'A namespace stays Terminating because its content is not deleted.',
@@ -26,7 +27,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingFinalizers',
-          expr: since(['finalizers_remaining', 'namespace_finalizer']),
+          expr: since('KubeLifecycleNamespaceTerminatingFinalizers'),
           'for': '15m',
           tier: 'ticket',
           summary: 'A namespace stays Terminating because of finalizers.',
@@ -34,7 +35,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingDiscoveryFailed',
-          expr: since(['discovery_failed', 'group_version_parsing_failed']),
+          expr: since('KubeLifecycleNamespaceTerminatingDiscoveryFailed'),
           'for': '15m',
           tier: 'ticket',
           summary: 'A namespace cannot be deleted because API discovery fails.',

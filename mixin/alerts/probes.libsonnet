@@ -3,6 +3,7 @@
 // tickets. Evictions are counted by the watch as they happen; a burst of them
 // in a namespace (node pressure, a drain, preemption) is a ticket too, since
 // the controllers recreate the pods elsewhere.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -18,7 +19,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleContainerProbeKilled',
-          expr: since('kube_lifecycle_container_crash_looping_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure'], 'cause=~"liveness_probe|startup_probe"'),
+          expr: since('kube_lifecycle_container_crash_looping_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure'], catalogue.matcher('KubeLifecycleContainerProbeKilled')),
           'for': '15m',
           tier: 'ticket',
           summary: 'A container is crash-looping because its liveness or startup probe kills it.',

@@ -3,6 +3,7 @@
 // namespace: one page per webhook. Anything else (a used-up ResourceQuota, a
 // LimitRange, Pod Security, a webhook's denial, a missing ServiceAccount...) is
 // one workload's: a ticket, which the webhook's page inhibits for its webhook.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -53,7 +54,7 @@ local rules = import '../lib/rules.libsonnet';
           ||| % [
             rules.by(c, ['webhook']),
             rules.by(c, ['webhook', 'namespace', 'owner_kind', 'owner_name']),
-            refused('cause="webhook_unreachable"'),
+            refused(catalogue.matcher('KubeLifecycleAdmissionWebhookUnreachable')),
           ],
           'for': '5m',
           tier: 'page',
@@ -62,7 +63,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateQuotaExceeded',
-          expr: perWorkload('cause="quota_exceeded"', ['cause', 'quota', 'resource']),
+          expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateQuotaExceeded'), ['cause', 'quota', 'resource']),
           'for': '10m',
           tier: 'ticket',
           summary: "A ResourceQuota is used up: a workload's pods are refused.",
@@ -72,7 +73,7 @@ local rules = import '../lib/rules.libsonnet';
         // workload, which the webhook's page (inhibiting it) does not.
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateRefused',
-          expr: perWorkload('cause!="quota_exceeded"', ['cause', 'webhook', 'pod_security_level']),
+          expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateRefused'), ['cause', 'webhook', 'pod_security_level']),
           'for': '10m',
           tier: 'ticket',
           summary: "The API server refuses a workload's pods.",

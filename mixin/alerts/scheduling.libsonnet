@@ -1,13 +1,11 @@
 // Pods that are not bound to a node.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
   prometheusAlerts+:: {
     local c = $._config,
     local pending(matchers) = rules.series(c, 'kube_lifecycle_pod_pending_since_timestamp_seconds', matchers),
-    // A Ready node short of disk, memory or process ids admits no new pod: the
-    // node's trouble, one ticket per pressure rather than one per waiting pod.
-    local pressureCauses = ['node_disk_pressure', 'node_memory_pressure', 'node_pid_pressure'],
     groups+: [{
       name: 'kube-lifecycle-scheduling',
       rules: [
@@ -17,7 +15,7 @@ local rules = import '../lib/rules.libsonnet';
             max %s (
               time() - %s
             )
-          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause!~"scheduling_gated|not_scheduled|unknown_scheduler|%s"' % std.join('|', pressureCauses))],
+          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecyclePodUnschedulable'))],
           'for': '15m',
           tier: 'ticket',
           summary: 'A pod cannot be scheduled.',
@@ -35,7 +33,7 @@ local rules = import '../lib/rules.libsonnet';
                 %s
               )
             )
-          ||| % [rules.by(c, []), rules.by(c, ['namespace', 'pod']), pending('cause="not_scheduled"')],
+          ||| % [rules.by(c, []), rules.by(c, ['namespace', 'pod']), pending(catalogue.matcher('KubeLifecycleSchedulerNotScheduling'))],
           'for': '10m',
           tier: 'page',
           summary: 'Pods are not being scheduled at all.',
@@ -49,7 +47,7 @@ local rules = import '../lib/rules.libsonnet';
                 %s
               )
             )
-          ||| % [rules.by(c, ['cause']), rules.by(c, ['namespace', 'pod', 'cause']), pending('cause=~"%s"' % std.join('|', pressureCauses))],
+          ||| % [rules.by(c, ['cause']), rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecycleNodesUnderPressure'))],
           'for': '15m',
           tier: 'ticket',
           summary: 'Pods cannot be scheduled because nodes are under disk, memory or PID pressure.',
@@ -61,7 +59,7 @@ local rules = import '../lib/rules.libsonnet';
             max %s (
               time() - %s
             )
-          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending('cause="unknown_scheduler"')],
+          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecyclePodSchedulerUnknown'))],
           'for': '15m',
           tier: 'ticket',
           summary: 'A pod names a scheduler that nothing in the cluster serves.',

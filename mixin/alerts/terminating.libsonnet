@@ -1,4 +1,5 @@
 // Pods stuck Terminating, and the node that explains many of them at once.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -20,7 +21,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingFinalizers',
-          expr: since('cause="finalizers"'),
+          expr: since(catalogue.matcher('KubeLifecyclePodTerminatingFinalizers')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A pod is held in Terminating by finalizers.',
@@ -41,7 +42,7 @@ local rules = import '../lib/rules.libsonnet';
           ||| % [
             rules.by(c, ['node']),
             rules.by(c, ['namespace', 'pod', 'node']),
-            rules.series(c, 'kube_lifecycle_pod_terminating_since_timestamp_seconds', 'cause=~"node_not_ready|node_missing"'),
+            rules.series(c, 'kube_lifecycle_pod_terminating_since_timestamp_seconds', catalogue.matcher('KubeLifecycleNodeLost')),
           ],
           'for': '5m',
           tier: 'page',
@@ -53,7 +54,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingNodeLost',
-          expr: since('cause=~"node_not_ready|node_missing"'),
+          expr: since(catalogue.matcher('KubeLifecyclePodTerminatingNodeLost')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A pod stays Terminating because its node is lost.',
@@ -61,7 +62,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingContainersRunning',
-          expr: since('cause="containers_running"'),
+          expr: since(catalogue.matcher('KubeLifecyclePodTerminatingContainersRunning')),
           'for': '10m',
           tier: 'ticket',
           summary: "The container runtime does not stop a deleted pod's containers.",
@@ -69,7 +70,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingCleanupStuck',
-          expr: since('cause="cleanup_pending"'),
+          expr: since(catalogue.matcher('KubeLifecyclePodTerminatingCleanupStuck')),
           'for': '10m',
           tier: 'ticket',
           summary: "A deleted pod's containers are gone but the kubelet cannot clean it up.",
@@ -77,7 +78,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingStuck',
-          expr: since('cause="unknown"'),
+          expr: since(catalogue.matcher('KubeLifecyclePodTerminatingStuck')),
           'for': '15m',
           tier: 'ticket',
           summary: 'A pod is stuck Terminating for no reason the exporter recognises.',

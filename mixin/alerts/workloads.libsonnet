@@ -1,4 +1,5 @@
 // Workloads that cannot create pods because of pods that will not go.
+local catalogue = import '../lib/catalogue.libsonnet';
 local rules = import '../lib/rules.libsonnet';
 
 {
@@ -19,7 +20,7 @@ local rules = import '../lib/rules.libsonnet';
             ) > 0
           ||| % [
             rules.by(c, ['namespace', 'deployment', 'node', 'cause']),
-            rules.series(c, 'kube_lifecycle_recreate_blocked_by_terminating', 'deployment!="", cause!="graceful"'),
+            rules.series(c, 'kube_lifecycle_recreate_blocked_by_terminating', 'deployment!="", ' + catalogue.matcher('KubeLifecycleDeploymentRecreateBlocked')),
           ],
           'for': '10m',
           tier: 'page',
@@ -39,7 +40,7 @@ local rules = import '../lib/rules.libsonnet';
             )
           ||| % [
             rules.by(c, ['namespace', 'statefulset', 'pod', 'node', 'cause']),
-            rules.series(c, 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds', 'cause!="graceful"'),
+            rules.series(c, 'kube_lifecycle_statefulset_blocked_since_timestamp_seconds', catalogue.matcher('KubeLifecycleStatefulSetPodStuck')),
           ],
           'for': '10m',
           tier: 'ticket',
@@ -56,7 +57,7 @@ local rules = import '../lib/rules.libsonnet';
             )
           ||| % [
             rules.by(c, ['namespace', 'job_name', 'pod', 'node', 'cause']),
-            rules.series(c, 'kube_lifecycle_job_blocked_since_timestamp_seconds', 'cause!="graceful"'),
+            rules.series(c, 'kube_lifecycle_job_blocked_since_timestamp_seconds', catalogue.matcher('KubeLifecycleJobBlockedByTerminating')),
           ],
           'for': '10m',
           tier: 'ticket',

@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and the commands they run.
 
+pub mod catalogue;
 mod cluster;
 pub mod diagnose;
 pub mod kubectl_plugin;
@@ -41,6 +42,8 @@ pub enum Command {
     Diagnose(diagnose::DiagnoseArgs),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(runbook::RunbookArgs),
+    /// Print the catalogue: every anomaly family, cause, metric and alert, as JSON (read by the mixin) or as the documentation's tables.
+    Catalogue(catalogue::CatalogueArgs),
 }
 
 /// What `diagnose`'s runbook column names: the `runbook` command.
