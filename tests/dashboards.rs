@@ -294,6 +294,7 @@ fn identifying_labels(metric: &str) -> Option<&'static [&'static str]> {
         _ if m.starts_with("statefulset_") => &["namespace", "statefulset"],
         _ if m.starts_with("daemonset_") => &["namespace", "daemonset"],
         _ if m.starts_with("workload_") => &["namespace", "owner_kind", "owner_name"],
+        _ if m.starts_with("job_") => &["namespace", "job_name"],
         _ if m.starts_with("namespace_") && m.ends_with("_timestamp_seconds") => &["namespace"],
         _ => return None,
     })

@@ -78,6 +78,9 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "ReplicaSet payments/api-7b9c5d6f4 pod_create_refused webhook_unreachable",
         "Pod default/storefront-7c9d8b6f4-q8w2e[storefront] pod_not_ready readiness_probe",
         "Pod pgpool/treetracker-pgpool-598947fd8f-vzvkq[treetracker-pgpool] pod_evicted memory_pressure",
+        "Deployment web/gui rollout_stuck image_pull",
+        "Job reports/monthly-invoices job_failed oom_killed",
+        "Pod ops/restore-orders-db[restore] pod_failed exit_error",
     ];
     assert_eq!(got, want);
 }
@@ -166,7 +169,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 30, "{text}");
+    assert_eq!(lines.len(), 34, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -191,7 +194,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
     assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
-    assert!(stderr(&out).contains("29 findings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("33 findings"), "{}", stderr(&out));
 }
 
 #[test]
@@ -201,20 +204,24 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
     let text = stdout(&out);
     assert!(text.ends_with("# EOF\n"));
     assert!(text.contains(
-        "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",node=\"tke-node\",cause=\"containers_running\"} 1717148677.0"
+        "kube_lifecycle_pod_terminating_since_timestamp_seconds{namespace=\"middleware\",pod=\"zookeeper-0\",owner_kind=\"StatefulSet\",owner_name=\"zookeeper\",node=\"tke-node\",cause=\"containers_running\"} 1717148677.0"
     ), "{text}");
     assert!(
         text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"qps_exceeded\"} 1")
     );
     assert!(text.contains("kube_lifecycle_findings{anomaly=\"image_pull\",cause=\"tls\"} 0"));
     assert!(text.contains(
-        "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
+        "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",owner_kind=\"\",owner_name=\"\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
     ));
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
     assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
     // What a refusal names, as labels; empty where it names nothing.
     assert!(text.contains("kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{namespace=\"billing\",owner_kind=\"ReplicaSet\",owner_name=\"invoice-6d5f7c9b8\",deployment=\"invoice\",cause=\"quota_exceeded\",quota=\"billing-compute\",resource=\"limits.memory\",webhook=\"\",pod_security_level=\"\"} 1717191901.0"), "{text}");
     assert!(text.contains("kube_lifecycle_workload_pod_create_refused_missing_pods{namespace=\"payments\",owner_kind=\"ReplicaSet\",owner_name=\"api-7b9c5d6f4\",cause=\"webhook_unreachable\"} 2"), "{text}");
+    // A controller's verdict: its pods' cause, and the ReplicaSet whose pods
+    // explain it (what their per-pod series carry).
+    assert!(text.contains("kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds{namespace=\"web\",deployment=\"gui\",owner_kind=\"ReplicaSet\",owner_name=\"gui-5cd74fc875\",node=\"node1\",registry=\"registry.deepomatic.example\",cause=\"image_pull\",pod_cause=\"not_found\"} 1717197140.0"), "{text}");
+    assert!(text.contains("kube_lifecycle_job_failed_since_timestamp_seconds{namespace=\"reports\",job_name=\"monthly-invoices\",owner_kind=\"Job\",owner_name=\"monthly-invoices\",node=\"m7-devops-128107\",registry=\"\",cause=\"oom_killed\",pod_cause=\"oom_killed\"} 1717195272.0"), "{text}");
     assert!(
         !text.contains("KillContainerError"),
         "raw messages never reach the exposition"
@@ -414,7 +421,7 @@ fn the_example_is_judged_as_of_its_own_now() {
         let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
         ages.push(cells.trim().to_string());
     }
-    assert_eq!(ages.len(), 29, "{text}");
+    assert_eq!(ages.len(), 33, "{text}");
     for age in &ages {
         // `45m`, `3h47m`, `1d2h`: nothing older than two days.
         let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());

@@ -255,6 +255,17 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         ),
         ("KubeLifecyclePodCreateRefused", "job_name", "db-migrate"),
         ("KubeLifecyclePodCreateRefused", "daemonset", "log-agent"),
+        // The controllers' verdicts, with their pods' cause; the stuck
+        // rollout's pod alert is inhibited by it.
+        ("KubeLifecycleDeploymentRolloutStuck", "deployment", "gui"),
+        (
+            "KubeLifecycleDeploymentRolloutStuck",
+            "pod_cause",
+            "not_found",
+        ),
+        ("KubeLifecycleJobFailed", "job_name", "monthly-invoices"),
+        ("KubeLifecycleJobFailed", "cause", "oom_killed"),
+        ("KubeLifecyclePodFailed", "pod", "restore-orders-db"),
     ]
     .into_iter()
     .collect();
@@ -324,6 +335,11 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
                 !(name.starts_with("KubeLifecycleImagePull")
                     && alert["labels"]["registry"] == REGISTRY),
                 "inhibited by KubeLifecycleRegistryPullFailing: {alert:#}"
+            );
+            assert!(
+                alert["labels"]["owner_name"] != "gui-5cd74fc875"
+                    || name == "KubeLifecycleDeploymentRolloutStuck",
+                "inhibited by KubeLifecycleDeploymentRolloutStuck: {alert:#}"
             );
             assert!(
                 !(name == "KubeLifecyclePodCreateRefused" && alert["labels"]["webhook"] == WEBHOOK),

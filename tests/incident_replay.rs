@@ -308,6 +308,22 @@ const REGISTRY: &str = "registry.corp.example:5000";
 /// The company registry is down during a rolling update: pulls fail on every node.
 fn registry_down() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    objects.extend(deployment(
+        "shop",
+        "web",
+        "shop-rs",
+        3,
+        3,
+        ("True", "ReplicaSetUpdated"),
+    ));
+    objects.extend(deployment(
+        "billing",
+        "api",
+        "billing-rs",
+        2,
+        2,
+        ("True", "ReplicaSetUpdated"),
+    ));
     for (i, node) in ["worker-1", "worker-2", "worker-3", "worker-1", "worker-2"]
         .iter()
         .enumerate()
@@ -568,10 +584,185 @@ fn cni_down_everywhere() -> Vec<Value> {
     objects
 }
 
+/// A Deployment and its ReplicaSet `rs` (the pods' owner), as the deployment
+/// controller leaves them when `unavailable` of `replicas` pods are not
+/// available; `progressing` is its Progressing condition (status, reason).
+fn deployment(
+    namespace: &str,
+    name: &str,
+    rs: &str,
+    replicas: i64,
+    unavailable: i64,
+    progressing: (&str, &str),
+) -> Vec<Value> {
+    let (status, reason) = progressing;
+    let message = match reason {
+        "ProgressDeadlineExceeded" => format!("ReplicaSet \"{rs}\" has timed out progressing."),
+        "NewReplicaSetAvailable" => format!("ReplicaSet \"{rs}\" has successfully progressed."),
+        _ => format!("ReplicaSet \"{rs}\" is progressing."),
+    };
+    let mut conditions = vec![
+        json!({"type": "Progressing", "status": status, "reason": reason,
+        "message": message, "lastUpdateTime": at(-900), "lastTransitionTime": at(-900)}),
+    ];
+    conditions.push(if unavailable >= replicas {
+        json!({"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+            "message": "Deployment does not have minimum availability.", "lastTransitionTime": at(-1500)})
+    } else {
+        json!({"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+            "message": "Deployment has minimum availability.", "lastTransitionTime": at(-86400)})
+    });
+    let mut status = json!({"observedGeneration": 5, "replicas": replicas, "updatedReplicas": replicas,
+        "readyReplicas": replicas - unavailable, "availableReplicas": replicas - unavailable,
+        "conditions": conditions});
+    if unavailable > 0 {
+        status["unavailableReplicas"] = json!(unavailable);
+    }
+    vec![
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid(name), "generation": 5},
+            "spec": {"replicas": replicas, "progressDeadlineSeconds": 600,
+                "selector": {"matchLabels": {"app": name}}},
+            "status": status}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": rs, "namespace": namespace, "uid": uid(rs), "creationTimestamp": at(-1600),
+                "ownerReferences": owner("Deployment", name)},
+            "spec": {"replicas": replicas},
+            "status": {"replicas": replicas, "readyReplicas": replicas - unavailable,
+                "availableReplicas": replicas - unavailable, "observedGeneration": 1}}),
+    ]
+}
+
+/// A rolling update whose new image does not exist: the controller gave up
+/// after progressDeadlineSeconds while the old pod serves.
+fn rollout_stuck() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.extend(deployment(
+        "web",
+        "gui",
+        "gui-5cd74fc875",
+        1,
+        0,
+        ("False", "ProgressDeadlineExceeded"),
+    ));
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "gui-6f7d8b9c4", "namespace": "web", "uid": uid("gui-6f7d8b9c4"),
+            "creationTimestamp": at(-86400), "ownerReferences": owner("Deployment", "gui")},
+        "spec": {"replicas": 1}, "status": {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1}}));
+    objects.push(running(
+        "web",
+        "gui-6f7d8b9c4-wq4zt",
+        "worker-1",
+        owner("ReplicaSet", "gui-6f7d8b9c4"),
+        "ghcr.io/acme/gui:1.41.0",
+    ));
+    let image = "ghcr.io/acme/gui:1.42.0-rc1";
+    let mut pod = waiting(
+        "web",
+        "gui-5cd74fc875-7hx2m",
+        "worker-2",
+        image,
+        "ImagePullBackOff",
+        &format!("Back-off pulling image \"{image}\""),
+    );
+    pod["metadata"]["ownerReferences"] = owner("ReplicaSet", "gui-5cd74fc875");
+    objects.push(pod);
+    objects.push(kubelet_event("web", "gui-5cd74fc875-7hx2m", "worker-2", "Failed", &format!(
+        "Failed to pull image \"{image}\": rpc error: code = NotFound desc = failed to pull and unpack image \"{image}\": failed to resolve reference \"{image}\": {image}: not found")));
+    objects
+}
+
+/// A StatefulSet update whose new revision crash-loops on its highest ordinal:
+/// the update stops there, the two others serve the old revision.
+fn statefulset_update_stuck() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "kafka", "namespace": "streaming", "uid": uid("kafka"), "generation": 4},
+        "spec": {"replicas": 3, "serviceName": "kafka-headless", "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}},
+        "status": {"observedGeneration": 4, "replicas": 3, "readyReplicas": 2, "currentReplicas": 2,
+            "updatedReplicas": 1, "currentRevision": "kafka-5f8d7c6b9", "updateRevision": "kafka-7b6c5d4e3"}}));
+    for (i, node) in ["worker-1", "worker-2"].iter().enumerate() {
+        objects.push(running(
+            "streaming",
+            &format!("kafka-{i}"),
+            node,
+            owner("StatefulSet", "kafka"),
+            "docker.io/bitnami/kafka:3.7",
+        ));
+    }
+    let mut pod = running(
+        "streaming",
+        "kafka-2",
+        "worker-3",
+        owner("StatefulSet", "kafka"),
+        "docker.io/bitnami/kafka:3.8",
+    );
+    pod["status"]["conditions"][1] = json!({"type": "Ready", "status": "False", "reason": "ContainersNotReady",
+        "lastTransitionTime": at(-1500)});
+    pod["status"]["containerStatuses"][0] = json!({"name": "app", "image": "docker.io/bitnami/kafka:3.8",
+        "ready": false, "restartCount": 9, "started": false,
+        "state": {"waiting": {"reason": "CrashLoopBackOff",
+            "message": "back-off 5m0s restarting failed container=app pod=kafka-2_streaming(uid)"}},
+        "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+            "startedAt": at(-130), "finishedAt": at(-125)}}});
+    objects.push(pod);
+    objects.push(kubelet_event(
+        "streaming",
+        "kafka-2",
+        "worker-3",
+        "BackOff",
+        "Back-off restarting failed container app in pod kafka-2_streaming(uid)",
+    ));
+    objects
+}
+
+/// A Job whose every pod runs out of memory: the job controller fails it at
+/// its backoff limit.
+fn job_failed() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1"]);
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "monthly-invoices", "namespace": "reports", "uid": uid("monthly-invoices")},
+        "spec": {"backoffLimit": 2, "completions": 1, "parallelism": 1},
+        "status": {"failed": 3, "startTime": at(-3000),
+            "conditions": [
+                {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded",
+                 "message": "Job has reached the specified backoff limit", "lastTransitionTime": at(-600)},
+                {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                 "message": "Job has reached the specified backoff limit", "lastTransitionTime": at(-598)}]}}));
+    for i in 0..3 {
+        let name = format!("monthly-invoices-{i}x9f");
+        let mut pod = running(
+            "reports",
+            &name,
+            "worker-1",
+            owner("Job", "monthly-invoices"),
+            "ghcr.io/acme/invoices:3.2.0",
+        );
+        pod["spec"]["restartPolicy"] = json!("Never");
+        pod["status"]["phase"] = json!("Failed");
+        pod["status"]["conditions"][1]["status"] = json!("False");
+        pod["status"]["containerStatuses"][0] = json!({"name": "app", "image": "ghcr.io/acme/invoices:3.2.0",
+            "ready": false, "restartCount": 0, "started": false,
+            "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled",
+                "startedAt": at(-3000 + i * 800), "finishedAt": at(-2400 + i * 800)}}});
+        objects.push(pod);
+    }
+    objects
+}
+
 /// A Helm chart's wait-for-db init container loops for an hour on a database
 /// Service with no endpoint; the app's other pod runs.
 fn init_container_stuck() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.extend(deployment(
+        "orders",
+        "orders-api",
+        "orders-api-7d4c",
+        2,
+        1,
+        ("True", "NewReplicaSetAvailable"),
+    ));
     objects.push(running(
         "orders",
         "orders-api-7d4c-aaaaa",
@@ -629,8 +820,155 @@ struct Incident {
     page: Option<&'static str>,
     /// (min, max) ticket notifications.
     tickets: (usize, usize),
+    /// The one ticket's alert, when there is one.
+    ticket: Option<&'static str>,
     /// A scrape fails, then the exporter restarts, after the first page.
     disturbed: bool,
+    /// What the kubernetes-mixin fires for the same incident: its alert names
+    /// and labels (kube-state-metrics' series, scraped with honor_labels) and
+    /// its `for`, shortened as ours are. An incident with some is replayed a
+    /// second time beside them and must notify exactly as it does alone.
+    mixin: fn() -> Vec<Value>,
+}
+
+fn no_mixin() -> Vec<Value> {
+    Vec::new()
+}
+
+/// A kubernetes-mixin alert as its rule fires it for kube-state-metrics'
+/// series: `labels` plus the scrape's.
+fn ksm_alert(alertname: &str, for_: &str, labels: Value) -> Value {
+    let mut all = json!({"alertname": alertname, "for": for_, "severity": "warning",
+        "job": "kube-state-metrics", "instance": "10.0.3.4:8080"});
+    all.as_object_mut()
+        .unwrap()
+        .extend(labels.as_object().unwrap().clone());
+    all
+}
+
+fn node_lost_mixin() -> Vec<Value> {
+    vec![
+        ksm_alert(
+            "KubeNodeNotReady",
+            "15s",
+            json!({"node": "worker-3", "condition": "Ready", "status": "true"}),
+        ),
+        ksm_alert(
+            "KubeNodeUnreachable",
+            "15s",
+            json!({"node": "worker-3", "key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}),
+        ),
+    ]
+}
+
+fn registry_down_mixin() -> Vec<Value> {
+    vec![
+        ksm_alert(
+            "KubeDeploymentReplicasMismatch",
+            "15s",
+            json!({"namespace": "shop", "deployment": "web"}),
+        ),
+        ksm_alert(
+            "KubeDeploymentReplicasMismatch",
+            "15s",
+            json!({"namespace": "billing", "deployment": "api"}),
+        ),
+        ksm_alert(
+            "KubePodNotReady",
+            "15s",
+            json!({"namespace": "shop", "pod": "web-6c8d9-0"}),
+        ),
+    ]
+}
+
+fn init_stuck_mixin() -> Vec<Value> {
+    vec![
+        ksm_alert(
+            "KubeDeploymentReplicasMismatch",
+            "15s",
+            json!({"namespace": "orders", "deployment": "orders-api"}),
+        ),
+        ksm_alert(
+            "KubePodNotReady",
+            "15s",
+            json!({"namespace": "orders", "pod": "orders-api-7d4c-bbbbb"}),
+        ),
+    ]
+}
+
+fn rollout_stuck_mixin() -> Vec<Value> {
+    vec![
+        ksm_alert(
+            "KubeDeploymentRolloutStuck",
+            "15s",
+            json!({"namespace": "web", "deployment": "gui",
+            "condition": "Progressing", "status": "false", "reason": "ProgressDeadlineExceeded"}),
+        ),
+        ksm_alert(
+            "KubePodNotReady",
+            "15s",
+            json!({"namespace": "web", "pod": "gui-5cd74fc875-7hx2m"}),
+        ),
+    ]
+}
+
+fn statefulset_mixin() -> Vec<Value> {
+    vec![
+        ksm_alert(
+            "KubeStatefulSetUpdateNotRolledOut",
+            "15s",
+            json!({"namespace": "streaming", "statefulset": "kafka"}),
+        ),
+        ksm_alert(
+            "KubeStatefulSetReplicasMismatch",
+            "15s",
+            json!({"namespace": "streaming", "statefulset": "kafka"}),
+        ),
+        ksm_alert(
+            "KubePodCrashLooping",
+            "15s",
+            json!({"namespace": "streaming", "pod": "kafka-2", "container": "app",
+            "reason": "CrashLoopBackOff", "uid": "u-kafka-2"}),
+        ),
+        ksm_alert(
+            "KubePodNotReady",
+            "15s",
+            json!({"namespace": "streaming", "pod": "kafka-2"}),
+        ),
+    ]
+}
+
+fn job_failed_mixin() -> Vec<Value> {
+    vec![ksm_alert(
+        "KubeJobFailed",
+        "15s",
+        json!({"namespace": "reports", "job_name": "monthly-invoices", "condition": "true"}),
+    )]
+}
+
+/// A Prometheus rule group that fires each run's kubernetes-mixin alerts
+/// under its `cluster`.
+fn mixin_rules(runs: &[(String, &Incident, bool)]) -> String {
+    let mut rules = Vec::new();
+    for (cluster, incident, with_mixin) in runs {
+        if !with_mixin {
+            continue;
+        }
+        for alert in (incident.mixin)() {
+            let mut labels = alert.as_object().unwrap().clone();
+            let name = labels.remove("alertname").unwrap();
+            let for_ = labels.remove("for").unwrap();
+            labels.insert("cluster".into(), json!(cluster));
+            // Firing from the first successful scrape of the incident's exporter,
+            // as kube-state-metrics' series would: the `for`s then compare.
+            let expr = format!("max(up{{cluster=\"{cluster}\"}}) > 0");
+            rules.push(
+                json!({"alert": name, "expr": expr, "for": for_, "labels": labels,
+                "annotations": {"summary": "the kubernetes-mixin's, replayed"}}),
+            );
+        }
+    }
+    json!({"groups": [{"name": "kubernetes-mixin-replayed", "rules": rules}]}).to_string()
 }
 
 const INCIDENTS: &[Incident] = &[
@@ -640,7 +978,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 1,
         page: Some("KubeLifecycleNodeLost"),
         tickets: (0, 0),
+        ticket: None,
         disturbed: true,
+        mixin: node_lost_mixin,
     },
     Incident {
         name: "registry-down",
@@ -648,7 +988,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 1,
         page: Some("KubeLifecycleRegistryPullFailing"),
         tickets: (0, 0),
+        ticket: None,
         disturbed: true,
+        mixin: registry_down_mixin,
     },
     Incident {
         name: "node-image-store",
@@ -656,7 +998,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        ticket: Some("KubeLifecycleImagePullNodeImageStore"),
         disturbed: false,
+        mixin: no_mixin,
     },
     Incident {
         name: "node-disk-full",
@@ -664,7 +1008,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        ticket: Some("KubeLifecycleImagePullNodeImageStore"),
         disturbed: false,
+        mixin: no_mixin,
     },
     // One page for the webhook; the four refused workloads' tickets are
     // inhibited by it, through a missed scrape and a restart.
@@ -674,7 +1020,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 1,
         page: Some("KubeLifecycleAdmissionWebhookUnreachable"),
         tickets: (0, 0),
+        ticket: None,
         disturbed: true,
+        mixin: no_mixin,
     },
     Incident {
         name: "scheduler-typo",
@@ -682,7 +1030,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        ticket: Some("KubeLifecyclePodSchedulerUnknown"),
         disturbed: false,
+        mixin: no_mixin,
     },
     // One node's network plugin: one ticket naming the node, not one per pod.
     Incident {
@@ -691,7 +1041,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        ticket: Some("KubeLifecyclePodSandboxFailingOnNode"),
         disturbed: false,
+        mixin: no_mixin,
     },
     // Every node's: one page, the per-node tickets inhibited by it.
     Incident {
@@ -700,7 +1052,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 1,
         page: Some("KubeLifecyclePodSandboxFailing"),
         tickets: (0, 0),
+        ticket: None,
         disturbed: true,
+        mixin: no_mixin,
     },
     Incident {
         name: "init-stuck",
@@ -708,7 +1062,9 @@ const INCIDENTS: &[Incident] = &[
         pages: 0,
         page: None,
         tickets: (1, 1),
+        ticket: Some("KubeLifecycleDeploymentRolloutStuck"),
         disturbed: false,
+        mixin: init_stuck_mixin,
     },
     Incident {
         name: "job-lost-node",
@@ -716,7 +1072,42 @@ const INCIDENTS: &[Incident] = &[
         pages: 1,
         page: Some("KubeLifecycleNodeLost"),
         tickets: (0, 0),
+        ticket: None,
         disturbed: false,
+        mixin: no_mixin,
+    },
+    // A rollout stuck on an image that does not exist: one ticket, the
+    // Deployment's, naming the pods' cause; the pod's and the mixin's are
+    // inhibited.
+    Incident {
+        name: "rollout-stuck",
+        objects: rollout_stuck,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleDeploymentRolloutStuck"),
+        disturbed: true,
+        mixin: rollout_stuck_mixin,
+    },
+    Incident {
+        name: "statefulset-update-stuck",
+        objects: statefulset_update_stuck,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleStatefulSetUpdateStuck"),
+        disturbed: false,
+        mixin: statefulset_mixin,
+    },
+    Incident {
+        name: "job-failed",
+        objects: job_failed,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleJobFailed"),
+        disturbed: false,
+        mixin: job_failed_mixin,
     },
 ];
 
@@ -736,16 +1127,25 @@ async fn incidents_page_once_and_never_flap() {
     let dir = tempfile::tempdir().unwrap();
     let (receiver, received) = start_receiver().await;
 
-    let mut running: BTreeMap<&str, Running> = BTreeMap::new();
+    // Each incident alone, and those the kubernetes-mixin also alerts on a
+    // second time beside its alerts: (cluster, incident, with the mixin).
+    let mut runs: Vec<(String, &Incident, bool)> = Vec::new();
     for incident in INCIDENTS {
-        let dump = dir.path().join(format!("{}.json", incident.name));
+        runs.push((incident.name.to_string(), incident, false));
+        if !(incident.mixin)().is_empty() {
+            runs.push((format!("{}-with-mixin", incident.name), incident, true));
+        }
+    }
+    let mut running: BTreeMap<&str, Running> = BTreeMap::new();
+    for (cluster, incident, _) in &runs {
+        let dump = dir.path().join(format!("{cluster}.json"));
         let list = json!({"apiVersion": "v1", "kind": "List", "items": (incident.objects)()});
         std::fs::write(&dump, serde_json::to_vec_pretty(&list).unwrap()).unwrap();
         let exporter = start_exporter(&dump);
         let (proxy, address) = Proxy::start().await;
         proxy.point_at(Some(&exporter.base));
         running.insert(
-            incident.name,
+            cluster.as_str(),
             Running {
                 dump,
                 proxy,
@@ -755,8 +1155,14 @@ async fn incidents_page_once_and_never_flap() {
         );
     }
 
-    let (_alertmanager, am_port) = alertmanager(dir.path(), &alertmanager_config(&receiver, None));
+    let mixin_inhibitions =
+        std::fs::read_to_string(root().join("alerts/kubernetes-mixin-inhibitions.yaml")).unwrap();
+    let (_alertmanager, am_port) = alertmanager(
+        dir.path(),
+        &alertmanager_config(&receiver, Some(&mixin_inhibitions)),
+    );
     std::fs::write(dir.path().join("rules.yaml"), shortened_rules()).unwrap();
+    std::fs::write(dir.path().join("mixin.yaml"), mixin_rules(&runs)).unwrap();
     let targets: String = running
         .iter()
         .map(|(name, r)| {
@@ -768,10 +1174,11 @@ async fn incidents_page_once_and_never_flap() {
         .collect();
     let config = format!(
         "global: {{scrape_interval: 1s, evaluation_interval: 1s}}\n\
-         rule_files: [{rules}]\n\
+         rule_files: [{rules}, {mixin}]\n\
          alerting:\n  alertmanagers: [{{static_configs: [{{targets: ['127.0.0.1:{am_port}']}}]}}]\n\
          scrape_configs:\n  - job_name: kube-lifecycle-exporter\n    honor_labels: true\n    static_configs:\n{targets}",
-        rules = dir.path().join("rules.yaml").display()
+        rules = dir.path().join("rules.yaml").display(),
+        mixin = dir.path().join("mixin.yaml").display(),
     );
     let (prometheus, _prom) = common::daemons::prometheus(dir.path(), &config);
 
@@ -798,11 +1205,10 @@ async fn incidents_page_once_and_never_flap() {
         Duration::from_secs(120),
         report,
         || {
-            INCIDENTS
-                .iter()
-                .all(|i| {
-                    of(i.name, "critical").len() >= i.pages
-                        && of(i.name, "warning").len() >= i.tickets.0
+            runs.iter()
+                .all(|(cluster, i, _)| {
+                    of(cluster, "critical").len() >= i.pages
+                        && of(cluster, "warning").len() >= i.tickets.0
                 })
                 .then_some(())
         },
@@ -810,24 +1216,29 @@ async fn incidents_page_once_and_never_flap() {
     .await;
 
     // 2. Mid-incident: a failed scrape, then an exporter restart, for the disturbed ones.
-    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
-        running[incident.name].proxy.point_at(None);
+    let disturbed: Vec<&str> = runs
+        .iter()
+        .filter(|(_, i, _)| i.disturbed)
+        .map(|(cluster, _, _)| cluster.as_str())
+        .collect();
+    for cluster in &disturbed {
+        running[cluster].proxy.point_at(None);
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
-        let r = running.get_mut(incident.name).unwrap();
+    for cluster in &disturbed {
+        let r = running.get_mut(cluster).unwrap();
         r.proxy
             .point_at(r.exporter.as_ref().map(|e| e.base.as_str()));
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
-    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
-        let r = running.get_mut(incident.name).unwrap();
+    for cluster in &disturbed {
+        let r = running.get_mut(cluster).unwrap();
         r.proxy.point_at(None);
         r.exporter.take().unwrap().terminate();
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    for incident in INCIDENTS.iter().filter(|i| i.disturbed) {
-        let r = running.get_mut(incident.name).unwrap();
+    for cluster in &disturbed {
+        let r = running.get_mut(cluster).unwrap();
         let exporter = start_exporter(&r.dump);
         r.proxy.point_at(Some(&exporter.base));
         r.exporter = Some(exporter);
@@ -836,13 +1247,14 @@ async fn incidents_page_once_and_never_flap() {
     // 3. Let every `for` and a few group intervals pass, then count.
     tokio::time::sleep(Duration::from_secs(20)).await;
     let mut problems = Vec::new();
-    for incident in INCIDENTS {
-        let pages = of(incident.name, "critical");
-        let tickets = of(incident.name, "warning");
+    for (cluster, incident, _) in &runs {
+        let cluster = cluster.as_str();
+        let pages = of(cluster, "critical");
+        let tickets = of(cluster, "warning");
         if pages.len() != incident.pages {
             problems.push(format!(
                 "{}: {} page(s), want {}: {pages:#?}",
-                incident.name,
+                cluster,
                 pages.len(),
                 incident.pages
             ));
@@ -851,32 +1263,46 @@ async fn incidents_page_once_and_never_flap() {
             for page in &pages {
                 if page.names() != [alert] {
                     problems.push(format!(
-                        "{}: paged for {:?}, want {alert}",
-                        incident.name,
+                        "{cluster}: paged for {:?}, want {alert}",
                         page.names()
                     ));
+                }
+            }
+        }
+        if let Some(alert) = incident.ticket {
+            for ticket in &tickets {
+                if ticket.names().iter().any(|n| n != alert) {
+                    problems.push(format!(
+                        "{cluster}: ticket for {:?}, want {alert}",
+                        ticket.names()
+                    ));
+                }
+                // The one notification names the cause.
+                if ticket
+                    .alerts
+                    .iter()
+                    .any(|a| a["labels"]["cause"].as_str().is_none_or(str::is_empty))
+                {
+                    problems.push(format!("{cluster}: a ticket without a cause: {ticket:#?}"));
                 }
             }
         }
         if tickets.len() < incident.tickets.0 || tickets.len() > incident.tickets.1 {
             problems.push(format!(
                 "{}: {} ticket(s), want {:?}: {tickets:#?}",
-                incident.name,
+                cluster,
                 tickets.len(),
                 incident.tickets
             ));
         }
         for n in pages.iter().chain(&tickets) {
             if n.status != "firing" || n.alerts.iter().any(|a| a["status"] != "firing") {
-                problems.push(format!(
-                    "{}: resolved mid-incident (a flap): {n:#?}",
-                    incident.name
-                ));
+                problems.push(format!("{cluster}: resolved mid-incident (a flap): {n:#?}"));
             }
         }
-        let info = of(incident.name, "info");
+        let info = of(cluster, "info");
         if !info.is_empty() {
-            problems.push(format!("{}: info notifications {info:#?}", incident.name));
+            problems.push(format!("{cluster}: info notifications {info:#?}"));
         }
     }
     assert!(

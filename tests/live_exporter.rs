@@ -61,7 +61,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
-                >= 29.0
+                >= 33.0
         })
         .await;
     for (family, labels) in [
@@ -137,6 +137,23 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
                 ("quota", "billing-compute"),
             ],
         ),
+        (
+            "kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds",
+            vec![
+                ("deployment", "gui"),
+                ("owner_name", "gui-5cd74fc875"),
+                ("cause", "image_pull"),
+                ("pod_cause", "not_found"),
+            ],
+        ),
+        (
+            "kube_lifecycle_job_failed_since_timestamp_seconds",
+            vec![("job_name", "monthly-invoices"), ("cause", "oom_killed")],
+        ),
+        (
+            "kube_lifecycle_pod_failed_since_timestamp_seconds",
+            vec![("pod", "restore-orders-db"), ("cause", "exit_error")],
+        ),
     ] {
         assert!(
             has(&metrics, family, &labels),
@@ -196,6 +213,12 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             Some("monitoring"),
             "my-prom-prometheus-node-exporter",
         ),
+        // The stuck rollout is rolled back (its new ReplicaSet's pod goes with
+        // the Deployment's verdict), the failed Job and the failed pod deleted.
+        ("v1", "Pod", Some("web"), "gui-5cd74fc875-7hx2m"),
+        ("apps/v1", "Deployment", Some("web"), "gui"),
+        ("batch/v1", "Job", Some("reports"), "monthly-invoices"),
+        ("v1", "Pod", Some("ops"), "restore-orders-db"),
     ] {
         assert!(
             server.delete(api_version, kind, namespace, name).is_some(),

@@ -91,6 +91,18 @@ async fn a_snapshot_page_says_what_it_shows_and_runbooks_open_on_the_evidence() 
             .contains("<h2 id=\"counts\">By anomaly and cause</h2>")
     );
     assert!(page.text.contains("<h3>Lost nodes ("), "{}", page.text);
+    // The controllers' verdicts, with their pods' cause and one of the pods.
+    assert!(
+        page.text.contains("<h3>Workload verdicts (3)</h3>"),
+        "{}",
+        page.text
+    );
+    assert!(
+        page.text.contains("<code><bdi>job/reports/monthly-invoices</bdi></code></a>: job failed oom_killed, 3 pods, e.g. <code><bdi>monthly-invoices-v7m3c</bdi></code>"),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains("<code><bdi>deployment/web/gui</bdi></code></a>: rollout stuck image_pull (not_found), 1 pod, e.g. <code><bdi>gui-5cd74fc875-7hx2m</bdi></code>"));
 
     let index = fetch(base, "/runbooks", &[HTML]).await;
     assert!(

@@ -1,6 +1,7 @@
 // The rule groups, in the order the rule file lists them.
 (import 'terminating.libsonnet')
 + (import 'workloads.libsonnet')
++ (import 'verdicts.libsonnet')
 + (import 'namespaces.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'containers.libsonnet')

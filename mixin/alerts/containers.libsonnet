@@ -18,7 +18,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodContainerCreatingStuck',
-          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'node', 'cause'], catalogue.matcher('KubeLifecyclePodContainerCreatingStuck')),
+          expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'owner_kind', 'owner_name', 'node', 'cause'], catalogue.matcher('KubeLifecyclePodContainerCreatingStuck')),
           'for': '10m',
           tier: 'ticket',
           summary: 'A pod is stuck in ContainerCreating.',
@@ -54,42 +54,44 @@ local rules = import '../lib/rules.libsonnet';
           summary: 'Pod sandboxes fail on several nodes: new pods cannot start.',
           description: 'Pods on {{ $value }} nodes%s cannot get a sandbox for the same cause ({{ $labels.cause }}): the network plugin (CNI) or the sandbox image is failing across the cluster, and no new pod starts there. The per-node tickets for this cause are inhibited.' % rules.inCluster(c),
         }),
-        // Past --init-after (the finding's own wait), a few minutes more.
+        // Past --init-after (5m, the finding's own wait), 9 minutes more: 14
+        // minutes in all, a minute before the kubernetes-mixin's KubePodNotReady,
+        // and later than a workload's verdict (7m), which stands for it.
         rules.alert(c, {
           alert: 'KubeLifecycleInitContainerStuck',
-          expr: since('kube_lifecycle_pod_init_container_running_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure']),
-          'for': '5m',
+          expr: since('kube_lifecycle_pod_init_container_running_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure']),
+          'for': '9m',
           tier: 'ticket',
           summary: "A pod's start waits on an init container that never finishes or a sidecar that never starts.",
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has waited {{ $value | humanizeDuration }} on {{ if eq $labels.cause "running" }}init container {{ $labels.container }}, which runs and does not finish{{ else }}sidecar {{ $labels.container }}, which runs and has not started ({{ $labels.cause }}{{ with $labels.probe_failure }}, {{ . }}{{ end }}){{ end }}.' % rules.inCluster(c),
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodStuckUnexplained',
-          expr: since('kube_lifecycle_pod_stuck_since_timestamp_seconds', ['namespace', 'pod', 'node', 'phase', 'cause']),
-          'for': '15m',
+          expr: since('kube_lifecycle_pod_stuck_since_timestamp_seconds', ['namespace', 'pod', 'owner_kind', 'owner_name', 'node', 'phase', 'cause']),
+          'for': '12m',
           tier: 'ticket',
           summary: 'A pod is stuck and no known cause explains it.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been {{ $labels.phase }} and stuck (Pending, not initialized or not Ready) for {{ $value | humanizeDuration }}, and none of the exporter\'s diagnoses explains it: read its conditions and events on the exporter\'s page.' % rules.inCluster(c),
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerOOMKilledLooping',
-          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], catalogue.matcher('KubeLifecycleContainerOOMKilledLooping')),
-          'for': '15m',
+          expr: since(crash, ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause'], catalogue.matcher('KubeLifecycleContainerOOMKilledLooping')),
+          'for': '12m',
           tier: 'ticket',
           summary: 'A container is crash-looping because it runs out of memory.',
           description: container + ' has been in CrashLoopBackOff for {{ $value | humanizeDuration }}; its last run was OOMKilled.',
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerCrashLooping',
-          expr: since(crash, ['namespace', 'pod', 'container', 'cause'], catalogue.matcher('KubeLifecycleContainerCrashLooping')),
-          'for': '15m',
+          expr: since(crash, ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause'], catalogue.matcher('KubeLifecycleContainerCrashLooping')),
+          'for': '12m',
           tier: 'ticket',
           summary: 'A container is crash-looping.',
           description: container + ' has been in CrashLoopBackOff for {{ $value | humanizeDuration }} (last termination: {{ $labels.cause }}).',
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerConfigError',
-          expr: since('kube_lifecycle_container_config_error_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause']),
+          expr: since('kube_lifecycle_container_config_error_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause']),
           'for': '10m',
           tier: 'ticket',
           summary: 'A container cannot be created from its configuration.',

@@ -26,7 +26,7 @@ local rules = import '../lib/rules.libsonnet';
       pulls(matchers),
     ],
     local on = 'on (%s, registry)' % c.clusterLabel,
-    local perPod(matchers, labels=['namespace', 'pod', 'container', 'registry', 'image', 'cause']) = |||
+    local perPod(matchers, labels=['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'registry', 'image', 'cause']) = |||
       max %s (
         time() - %s
       )
@@ -107,7 +107,7 @@ local rules = import '../lib/rules.libsonnet';
         // inhibited by it.
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullNodeImageStore',
-          expr: perPod(catalogue.matcher('KubeLifecycleImagePullNodeImageStore'), ['namespace', 'pod', 'container', 'node', 'registry', 'image', 'cause']),
+          expr: perPod(catalogue.matcher('KubeLifecycleImagePullNodeImageStore'), ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'node', 'registry', 'image', 'cause']),
           'for': '10m',
           tier: 'ticket',
           summary: 'An image cannot be stored or read on a node.',
@@ -116,7 +116,7 @@ local rules = import '../lib/rules.libsonnet';
         rules.alert(c, {
           alert: 'KubeLifecycleContainerImagePullFailing',
           expr: perPod(catalogue.matcher('KubeLifecycleContainerImagePullFailing')),
-          'for': '15m',
+          'for': '12m',
           tier: 'ticket',
           summary: 'An image pull fails for a reason the exporter does not recognise.',
           description: failed,

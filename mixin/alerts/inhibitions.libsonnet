@@ -1,3 +1,4 @@
+local catalogue = import '../lib/catalogue.libsonnet';
 // Alertmanager inhibitions: where one alert explains others, the others stay quiet.
 // Rendered into alerts/alertmanager.yaml (this pack's own), alerts/
 // kubernetes-mixin-inhibitions.yaml (this pack's precise alerts silencing the
@@ -7,9 +8,20 @@
   local c = $._config,
   local names(list) = 'alertname=~"%s"' % std.join('|', list),
 
-  // Inhibition within the pack. Every inhibiting alert's `for` is no longer than
-  // its targets' (tests/alert_rules.rs), so the page that goes out is the one that
-  // explains the others.
+  // Inhibition within the pack. Every inhibiting alert fires at least two
+  // minutes before its targets (tests/alert_rules.rs), so the notification that
+  // goes out is the one that explains the others.
+  // The alerts that speak for one pod (or one of its containers): a
+  // workload's verdict stands for those of its pods.
+  local perPodAlerts = catalogue.scoped('pod'),
+  local verdictAlerts = [
+    'KubeLifecycleDeploymentRolloutStuck',
+    'KubeLifecycleStatefulSetUpdateStuck',
+    'KubeLifecycleDaemonSetRolloutStuck',
+    'KubeLifecycleJobFailed',
+    'KubeLifecycleJobNotCompleted',
+  ],
+
   alertmanagerInhibitRules:: [
     {
       // A lost node: its pods' Terminating alerts, and the Recreate Deployments
@@ -21,8 +33,23 @@
         'KubeLifecycleStatefulSetPodStuck',
         'KubeLifecycleJobBlockedByTerminating',
         'KubeLifecycleNamespaceTerminatingContent',
-      ])],
+      ] + verdictAlerts)],
       equal: [c.clusterLabel, 'node'],
+    },
+    {
+      // One ticket per workload: its verdict (with its cause) stands for the
+      // alerts of the pods it names, those of the controller in its owner_kind
+      // and owner_name (a Deployment's newest ReplicaSet, the StatefulSet, the
+      // DaemonSet, the Job).
+      source_matchers: [names(verdictAlerts)],
+      target_matchers: [names(perPodAlerts)],
+      equal: [c.clusterLabel, 'namespace', 'owner_kind', 'owner_name'],
+    },
+    {
+      // A workload stuck on a failing registry: the registry's page covers it.
+      source_matchers: ['alertname="KubeLifecycleRegistryPullFailing"'],
+      target_matchers: [names(verdictAlerts), 'cause="image_pull"'],
+      equal: [c.clusterLabel, 'registry'],
     },
     {
       // Pod sandboxes failing for one cause on several nodes: the per-node
@@ -96,6 +123,33 @@
     },
     {
       source_matchers: ['alertname="KubeLifecycleJobBlockedByTerminating"'],
+      target_matchers: ['alertname="KubeJobNotCompleted"'],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
+    },
+    // The controllers' verdicts, with their cause, silence the mixin's
+    // causeless alerts for the same workload.
+    {
+      source_matchers: ['alertname="KubeLifecycleDeploymentRolloutStuck"'],
+      target_matchers: [names(['KubeDeploymentRolloutStuck', 'KubeDeploymentReplicasMismatch'])],
+      equal: [c.clusterLabel, 'namespace', 'deployment'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleStatefulSetUpdateStuck"'],
+      target_matchers: [names(['KubeStatefulSetUpdateNotRolledOut', 'KubeStatefulSetReplicasMismatch'])],
+      equal: [c.clusterLabel, 'namespace', 'statefulset'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleDaemonSetRolloutStuck"'],
+      target_matchers: ['alertname="KubeDaemonSetRolloutStuck"'],
+      equal: [c.clusterLabel, 'namespace', 'daemonset'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleJobFailed"'],
+      target_matchers: ['alertname="KubeJobFailed"'],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
+    },
+    {
+      source_matchers: ['alertname="KubeLifecycleJobNotCompleted"'],
       target_matchers: ['alertname="KubeJobNotCompleted"'],
       equal: [c.clusterLabel, 'namespace', 'job_name'],
     },

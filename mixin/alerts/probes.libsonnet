@@ -19,16 +19,19 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleContainerProbeKilled',
-          expr: since('kube_lifecycle_container_crash_looping_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure'], catalogue.matcher('KubeLifecycleContainerProbeKilled')),
-          'for': '15m',
+          expr: since('kube_lifecycle_container_crash_looping_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure'], catalogue.matcher('KubeLifecycleContainerProbeKilled')),
+          'for': '12m',
           tier: 'ticket',
           summary: 'A container is crash-looping because its liveness or startup probe kills it.',
           description: 'Container {{ $labels.container }} of pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been in CrashLoopBackOff for {{ $value | humanizeDuration }}; the kubelet kills it because its {{ $labels.cause }} fails ({{ $labels.probe_failure }}).' % rules.inCluster(c),
         }),
+        // Past --not-ready-after (5m), 9 minutes more: 14 minutes after the
+        // pod stopped being Ready, a minute before the kubernetes-mixin's
+        // KubePodNotReady, and later than a workload's verdict (7m).
         rules.alert(c, {
           alert: 'KubeLifecyclePodNotReady',
-          expr: since('kube_lifecycle_pod_not_ready_since_timestamp_seconds', ['namespace', 'pod', 'container', 'cause', 'probe_failure']),
-          'for': '5m',
+          expr: since('kube_lifecycle_pod_not_ready_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure']),
+          'for': '9m',
           tier: 'ticket',
           summary: 'A running pod has not been Ready for a long time.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been Running but not Ready for {{ $value | humanizeDuration }} ({{ $labels.cause }}{{ with $labels.container }}, container {{ . }}{{ end }}{{ with $labels.probe_failure }}, {{ . }}{{ end }}).' % rules.inCluster(c),

@@ -64,7 +64,7 @@ local rules = import '../lib/rules.libsonnet';
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateQuotaExceeded',
           expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateQuotaExceeded'), ['cause', 'quota', 'resource']),
-          'for': '10m',
+          'for': '8m',
           tier: 'ticket',
           summary: "A ResourceQuota is used up: a workload's pods are refused.",
           description: workload + ' cannot create its pods: ResourceQuota {{ $labels.quota }} is used up ({{ $labels.resource }}); refused for {{ $value | humanizeDuration }}.',
@@ -74,7 +74,7 @@ local rules = import '../lib/rules.libsonnet';
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateRefused',
           expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateRefused'), ['cause', 'webhook', 'pod_security_level']),
-          'for': '10m',
+          'for': '8m',
           tier: 'ticket',
           summary: "The API server refuses a workload's pods.",
           description: workload + ' cannot create its pods: the API server has refused them for {{ $value | humanizeDuration }} ({{ $labels.cause }}{{ with $labels.webhook }}, webhook {{ . }}{{ end }}{{ with $labels.pod_security_level }}, Pod Security level {{ . }}{{ end }}).',

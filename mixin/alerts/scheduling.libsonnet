@@ -15,8 +15,8 @@ local rules = import '../lib/rules.libsonnet';
             max %s (
               time() - %s
             )
-          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecyclePodUnschedulable'))],
-          'for': '15m',
+          ||| % [rules.by(c, ['namespace', 'pod', 'owner_kind', 'owner_name', 'cause']), pending(catalogue.matcher('KubeLifecyclePodUnschedulable'))],
+          'for': '12m',
           tier: 'ticket',
           summary: 'A pod cannot be scheduled.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been unschedulable for {{ $value | humanizeDuration }}; the scheduler\'s main reason is {{ $labels.cause }}.' % rules.inCluster(c),
@@ -59,8 +59,8 @@ local rules = import '../lib/rules.libsonnet';
             max %s (
               time() - %s
             )
-          ||| % [rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecyclePodSchedulerUnknown'))],
-          'for': '15m',
+          ||| % [rules.by(c, ['namespace', 'pod', 'owner_kind', 'owner_name', 'cause']), pending(catalogue.matcher('KubeLifecyclePodSchedulerUnknown'))],
+          'for': '12m',
           tier: 'ticket',
           summary: 'A pod names a scheduler that nothing in the cluster serves.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s was created {{ $value | humanizeDuration }} ago and no scheduler has touched it: its spec.schedulerName is not default-scheduler and no pod in the cluster was ever bound by a scheduler of that name (a typo, or a scheduler that is not installed).' % rules.inCluster(c),

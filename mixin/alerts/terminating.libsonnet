@@ -10,7 +10,7 @@ local rules = import '../lib/rules.libsonnet';
         time() - %s
       )
     ||| % [
-      rules.by(c, ['namespace', 'pod', 'node', 'cause']),
+      rules.by(c, ['namespace', 'pod', 'owner_kind', 'owner_name', 'node', 'cause']),
       rules.series(c, 'kube_lifecycle_pod_terminating_since_timestamp_seconds', cause),
     ],
     local deleted = 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s' % rules.inCluster(c),
@@ -79,7 +79,7 @@ local rules = import '../lib/rules.libsonnet';
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingStuck',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingStuck')),
-          'for': '15m',
+          'for': '12m',
           tier: 'ticket',
           summary: 'A pod is stuck Terminating for no reason the exporter recognises.',
           description: deleted + ' was deleted {{ $value | humanizeDuration }} ago and is past its grace period.',

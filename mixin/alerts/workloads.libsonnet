@@ -76,7 +76,7 @@ local rules = import '../lib/rules.libsonnet';
             rules.by(c, ['namespace', 'daemonset', 'cause']),
             rules.series(c, 'kube_lifecycle_daemonset_unscheduled_nodes'),
           ],
-          'for': '10m',
+          'for': '8m',
           tier: 'ticket',
           summary: 'A DaemonSet is missing from nodes it should run on.',
           description: 'DaemonSet {{ $labels.namespace }}/{{ $labels.daemonset }}%s has no pod on {{ $value }} eligible node(s) ({{ $labels.cause }}).' % rules.inCluster(c),

@@ -43,6 +43,13 @@ local panels = import 'lib/panels.libsonnet';
       local initRunning = 'kube_lifecycle_pod_init_container_running_since_timestamp_seconds';
       local stuck = 'kube_lifecycle_pod_stuck_since_timestamp_seconds';
       local jobBlocked = 'kube_lifecycle_job_blocked_since_timestamp_seconds';
+      local rolloutStuck = 'kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds';
+      local updateStuck = 'kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds';
+      local daemonsetStuck = 'kube_lifecycle_daemonset_rollout_stuck_since_timestamp_seconds';
+      local jobFailed = 'kube_lifecycle_job_failed_since_timestamp_seconds';
+      local jobNotCompleted = 'kube_lifecycle_job_not_completed_since_timestamp_seconds';
+      local podFailed = 'kube_lifecycle_pod_failed_since_timestamp_seconds';
+      local verdict = ['cause', 'pod_cause', 'owner_name', 'node'];
       local sandboxCauses = 'cause=~"sandbox_image_pull|cni|sandbox_other"';
       local workload = ['namespace', 'owner_kind', 'owner_name'];
       local age = p.ageColumn('Age');
@@ -96,6 +103,8 @@ local panels = import 'lib/panels.libsonnet';
           findingsStat('Recreate Deployments blocked', 'Recreate Deployments that create no new pods because an old pod is not gone (cause other than graceful).', 'recreate_blocked', notGraceful),
           findingsStat('StatefulSets blocked', 'StatefulSets that cannot recreate an ordinal whose pod is stuck Terminating (cause other than graceful).', 'statefulset_blocked', notGraceful),
           findingsStat('DaemonSets unscheduled', 'DaemonSets missing from Ready nodes they should run on.', 'daemonset_unscheduled'),
+          findingsStat('Stuck rollouts', "Deployments short of available pods, or whose rollout does not finish, with their pods' cause (or the controller's: progress_deadline_exceeded, replicas_unavailable).", 'rollout_stuck'),
+          findingsStat('Failed Jobs', "Jobs the job controller failed, by how their pods ended (or its reason: backoff limit, deadline, pod failure policy).", 'job_failed'),
           findingsStat('Workloads refused pods', 'ReplicaSets, StatefulSets, DaemonSets, Jobs and ReplicationControllers short of pods because the API server refuses the ones they create (quota, LimitRange, Pod Security, admission webhooks, missing ServiceAccount...).', 'pod_create_refused'),
           p.stat('Watches not synced', 'Resource watches (per exporter instance) that have not completed their first list: findings depending on them are missing.', 'sum(1 - %s)' % p.series('kube_lifecycle_watch_synced')) + p.links([p.runbookLink('KubeLifecycleWatchNotSynced')]),
           p.timeseries(
@@ -381,6 +390,68 @@ local panels = import 'lib/panels.libsonnet';
             w=8,
             drilldown=true,
             anomaly='daemonset_unscheduled',
+          ),
+
+          p.row('Workload verdicts'),
+          p.table(
+            'Stuck Deployments',
+            "Deployments short of available pods or whose rollout does not finish: the cause (their pods', in pod_cause exactly; else progress_deadline_exceeded or replicas_unavailable), the ReplicaSet whose pods explain it (owner_name) and one pod's node, since when.",
+            ['namespace', 'deployment'] + verdict,
+            [age],
+            [p.age(['namespace', 'deployment'] + verdict, rolloutStuck)],
+            w=12,
+            drilldown=true,
+            anomaly='rollout_stuck',
+          ),
+          p.table(
+            'StatefulSet updates held',
+            'StatefulSets not rolled out or not Ready, by the cause of their lowest ordinal in trouble, since when.',
+            ['namespace', 'statefulset', 'cause', 'pod_cause', 'node'],
+            [age],
+            [p.age(['namespace', 'statefulset', 'cause', 'pod_cause', 'node'], updateStuck)],
+            w=12,
+            drilldown=true,
+            anomaly='statefulset_update_stuck',
+          ),
+          p.table(
+            'DaemonSets short of pods',
+            "DaemonSets with unavailable pods, by the failing pods' cause and one of their nodes, since when.",
+            ['namespace', 'daemonset', 'cause', 'pod_cause', 'node'],
+            [age],
+            [p.age(['namespace', 'daemonset', 'cause', 'pod_cause', 'node'], daemonsetStuck)],
+            w=12,
+            drilldown=true,
+            anomaly='daemonset_rollout_stuck',
+          ),
+          p.table(
+            'Failed Jobs, by how they ended',
+            'Jobs the job controller failed: how their pods ended (exit_error, oom_killed...) or its reason (backoff_limit_exceeded, deadline_exceeded, pod_failure_policy), time since it failed. Deleting the Job clears it.',
+            ['namespace', 'job_name', 'cause', 'pod_cause', 'node'],
+            [age],
+            [p.age(['namespace', 'job_name', 'cause', 'pod_cause', 'node'], jobFailed)],
+            w=12,
+            drilldown=true,
+            anomaly='job_failed',
+          ),
+          p.table(
+            'Jobs not completing',
+            'Active Jobs whose pods are stuck (their cause), or active past --job-after with nothing to show (running_long), since when.',
+            ['namespace', 'job_name', 'cause', 'pod_cause'],
+            [age],
+            [p.age(['namespace', 'job_name', 'cause', 'pod_cause'], jobNotCompleted)],
+            w=12,
+            drilldown=true,
+            anomaly='job_not_completed',
+          ),
+          p.table(
+            'Failed one-off pods',
+            'Pods of no controller that ended Failed: how their container ended, time since. Deleting the pod clears it.',
+            ['namespace', 'pod', 'container', 'node', 'cause', 'pod_cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'container', 'node', 'cause', 'pod_cause'], podFailed)],
+            w=12,
+            drilldown=true,
+            anomaly='pod_failed',
           ),
 
           p.row('Refused pod creations'),

@@ -9,6 +9,10 @@ local alertEntry(alert) = (
 );
 
 {
+  // The alerts about one scope (`pod`, `workload`, `node`...), in the
+  // catalogue's order.
+  scoped(scope):: [a.alert for a in catalogue.alerts if a.scope == scope],
+
   // The cause labels an alert fires on.
   causes(alert):: [c.cause for c in alertEntry(alert).causes],
 

@@ -22,5 +22,10 @@ local yaml = import '../lib/yaml.libsonnet';
   #   KubeLifecycleDaemonSetUnscheduled           KubeDaemonSetNotScheduled, KubeDaemonSetRolloutStuck
   #   KubeLifecycleNodeLost                       KubeNodeNotReady, KubeNodeUnreachable
   #   KubeLifecycleSchedulerNotScheduling         KubeSchedulerDown
+  #   KubeLifecycleDeploymentRolloutStuck         KubeDeploymentRolloutStuck, KubeDeploymentReplicasMismatch
+  #   KubeLifecycleStatefulSetUpdateStuck         KubeStatefulSetUpdateNotRolledOut, KubeStatefulSetReplicasMismatch
+  #   KubeLifecycleDaemonSetRolloutStuck          KubeDaemonSetRolloutStuck
+  #   KubeLifecycleJobFailed                      KubeJobFailed
+  #   KubeLifecycleJobNotCompleted                KubeJobNotCompleted
 |||
 + yaml.manifest({ inhibit_rules: mixin.kubernetesMixinInhibitRules })

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         .build()
         .map_err(anyhow::Error::from)
         .and_then(|rt| match cli.command {
-            PluginCommand::Diagnose(args) => rt.block_on(run(args)),
+            PluginCommand::Diagnose(args) => rt.block_on(run(*args)),
             PluginCommand::Runbook(args) => runbook::run(&args),
         });
     match result {

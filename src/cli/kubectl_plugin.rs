@@ -33,7 +33,7 @@ pub struct PluginCli {
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
     /// List the cluster once (or read a dump with -f) and print what is stuck and why.
-    Diagnose(PluginDiagnoseArgs),
+    Diagnose(Box<PluginDiagnoseArgs>),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(super::runbook::RunbookArgs),
 }

@@ -117,12 +117,20 @@ pub(crate) struct Thresholds {
     pub(crate) creating_after: SignedDuration,
 
     /// A Running pod not Ready this long (since its Ready condition changed) counts as `pod_not_ready`.
-    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_NOT_READY_AFTER")]
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_NOT_READY_AFTER")]
     pub(crate) not_ready_after: SignedDuration,
 
     /// A pod whose start waits this long on an init container that runs (or a native sidecar that has not started) counts as `init_container_running`.
-    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_INIT_AFTER")]
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_INIT_AFTER")]
     pub(crate) init_after: SignedDuration,
+
+    /// A Deployment short of available pods this long (its Available condition False) with no pod of it saying why gets the verdict `replicas_unavailable`.
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNAVAILABLE_AFTER")]
+    pub(crate) unavailable_after: SignedDuration,
+
+    /// A Job active this long after it started, with no pod of it in trouble, is `job_not_completed` (`running_long`).
+    #[arg(long, value_parser = parse_duration, default_value = "11h", env = "KUBE_LIFECYCLE_JOB_AFTER")]
+    pub(crate) job_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -132,6 +140,8 @@ impl Thresholds {
             creating_after: self.creating_after,
             not_ready_after: self.not_ready_after,
             init_after: self.init_after,
+            unavailable_after: self.unavailable_after,
+            job_after: self.job_after,
         }
     }
 }

@@ -76,6 +76,9 @@ pub struct MetricEntry {
 pub struct AlertEntry {
     pub alert: &'static str,
     pub runbook: String,
+    /// What one of its alerts is about: `pod`, `workload`, `namespace`,
+    /// `node`, `registry`, `cluster` or `exporter`.
+    pub scope: &'static str,
     /// The causes it fires on, per anomaly (empty for the exporter's own).
     pub causes: Vec<AlertCause>,
 }
@@ -182,6 +185,7 @@ impl Catalogue {
                 .map(|r| AlertEntry {
                     alert: r.alert(),
                     runbook: r.path(),
+                    scope: r.scope().as_str(),
                     causes: r
                         .fires_on()
                         .into_iter()

@@ -67,6 +67,22 @@ pub enum Detail {
         /// For `sidecar_startup_probe`: what the probe's output says.
         probe_failure: Option<ProbeFailure>,
     },
+    Verdict {
+        /// The pods' own cause (their finding's, or how they ended), when
+        /// pods explain the verdict.
+        pod_cause: Option<&'static str>,
+        /// How many of the workload's pods share it, and one of them.
+        pods: usize,
+        example_pod: Option<String>,
+        /// Pods the controller wants, and has ready (available for a
+        /// Deployment, succeeded for a Job).
+        wanted: i32,
+        ready: i32,
+        /// The controller's own words: its condition's reason and message.
+        reason: String,
+        /// The image registry of the pod it names, for an image pull.
+        registry: Option<String>,
+    },
     Stuck {
         /// `status.phase`.
         phase: &'static str,

@@ -6,7 +6,7 @@
 use crate::model::Kind;
 use crate::model::age::unix_seconds;
 
-use super::{Anomaly, Detail, Finding};
+use super::{Anomaly, Finding};
 
 /// Whom a family's series are about: the labels they open with, which name
 /// the object (and container) of the finding. Added here, once, for every
@@ -15,9 +15,12 @@ use super::{Anomaly, Detail, Finding};
 pub enum Identity {
     /// `namespace`: the namespace itself.
     Namespace,
-    /// `namespace`, `pod`.
+    /// `namespace`, `pod`, and the pod's controller (`owner_kind`,
+    /// `owner_name`, empty for a pod of none), so that a workload's alert can
+    /// stand for its pods'.
     Pod,
-    /// `namespace`, `pod`, `container`.
+    /// `namespace`, `pod`, `container`, and the pod's controller
+    /// (`owner_kind`, `owner_name`).
     Container,
     /// `namespace`, `deployment`.
     Deployment,
@@ -48,8 +51,8 @@ impl Identity {
             Identity::Workload => &["namespace", "deployment"],
             Identity::Job => &["namespace", "job_name"],
             Identity::Namespace => &["namespace"],
-            Identity::Pod => &["namespace", "pod"],
-            Identity::Container => &["namespace", "pod", "container"],
+            Identity::Pod => &["namespace", "pod", "owner_kind", "owner_name"],
+            Identity::Container => &["namespace", "pod", "container", "owner_kind", "owner_name"],
             Identity::Deployment => &["namespace", "deployment"],
             Identity::StatefulSet => &["namespace", "statefulset"],
             Identity::DaemonSet => &["namespace", "daemonset"],
@@ -61,9 +64,21 @@ impl Identity {
     pub(crate) fn values(self, f: &Finding) -> Vec<String> {
         match self {
             Identity::Namespace => vec![f.name.clone()],
-            Identity::Container => vec![text(&f.namespace), f.name.clone(), text(&f.container)],
-            Identity::Pod
-            | Identity::Deployment
+            Identity::Pod => {
+                let (kind, name) = owner(f);
+                vec![text(&f.namespace), f.name.clone(), kind, name]
+            }
+            Identity::Container => {
+                let (kind, name) = owner(f);
+                vec![
+                    text(&f.namespace),
+                    f.name.clone(),
+                    text(&f.container),
+                    kind,
+                    name,
+                ]
+            }
+            Identity::Deployment
             | Identity::StatefulSet
             | Identity::DaemonSet
             | Identity::Job
@@ -73,16 +88,20 @@ impl Identity {
                 f.kind.as_str().to_string(),
                 f.name.clone(),
             ],
-            Identity::PodOwner => match &f.detail {
-                Detail::Evicted {
-                    owner_kind,
-                    owner_name,
-                    ..
-                } => vec![text(&f.namespace), text(owner_kind), text(owner_name)],
-                _ => vec![text(&f.namespace), String::new(), String::new()],
-            },
+            Identity::PodOwner => {
+                let (kind, name) = owner(f);
+                vec![text(&f.namespace), kind, name]
+            }
         }
     }
+}
+
+/// `(owner_kind, owner_name)` of a finding, empty when it names no owner.
+fn owner(f: &Finding) -> (String, String) {
+    f.owner
+        .as_ref()
+        .map(|o| (o.kind.clone(), o.name.clone()))
+        .unwrap_or_default()
 }
 
 /// How a family's per-object series give way to aggregates when there are more

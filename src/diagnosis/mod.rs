@@ -28,13 +28,30 @@ pub use detail::{Detail, StuckPod};
 pub use families::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
     EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
-    PendingCause, RefusalCause, StuckCause, TerminatingCause,
+    PendingCause, RefusalCause, StuckCause, TerminatingCause, VerdictCause,
 };
 pub(crate) use families::{eviction_cause, terminating_cause};
 pub use family::Family;
 pub(crate) use family::Input;
-pub use runbook::Runbook;
+pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
+
+/// A controller of pods, by kind and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Owner {
+    pub kind: String,
+    pub name: String,
+}
+
+impl Owner {
+    /// The controller of `pod`, if it has one.
+    pub(crate) fn of(pod: &crate::model::Pod) -> Option<Owner> {
+        pod.metadata.controller().map(|c| Owner {
+            kind: c.kind.clone(),
+            name: c.name.clone(),
+        })
+    }
+}
 
 /// Thresholds for anomalies that are only anomalies after a while.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +67,14 @@ pub struct Settings {
     /// A pod whose start has waited this long on an init container that runs
     /// (or a sidecar that has not started) is `init_container_running`.
     pub init_after: SignedDuration,
+    /// A Deployment short of available pods this long (since its Available
+    /// condition turned False) with no pod of it saying why gets the verdict
+    /// `replicas_unavailable`. (A workload whose pods say why gets its verdict
+    /// as soon as they do.)
+    pub unavailable_after: SignedDuration,
+    /// A Job still active this long after it started, with no pod of it in
+    /// trouble, is `job_not_completed` with cause `running_long`.
+    pub job_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -57,8 +82,10 @@ impl Default for Settings {
         Settings {
             unscheduled_after: SignedDuration::from_mins(5),
             creating_after: SignedDuration::from_mins(5),
-            not_ready_after: SignedDuration::from_mins(10),
-            init_after: SignedDuration::from_mins(10),
+            not_ready_after: SignedDuration::from_mins(5),
+            init_after: SignedDuration::from_mins(5),
+            unavailable_after: SignedDuration::from_mins(5),
+            job_after: SignedDuration::from_hours(11),
         }
     }
 }
@@ -77,6 +104,11 @@ pub struct Finding {
     pub container_kind: Option<ContainerKind>,
     /// The node the pod is bound to, for pod-level anomalies.
     pub node: Option<String>,
+    /// The controller of the pod a pod-level finding is about, as
+    /// kube-state-metrics names a pod's owner (a ReplicaSet for a
+    /// Deployment's pods); for a workload verdict, the controller whose pods
+    /// explain it. It ties a pod's finding to its workload's.
+    pub owner: Option<Owner>,
     pub cause: Cause,
     /// When the anomaly began, as the API shows it (deletion request, condition
     /// transition, first warning event).

@@ -8,7 +8,7 @@
 use super::Cause;
 
 macro_rules! runbooks {
-    ($($variant:ident => $alert:literal,)+) => {
+    ($($variant:ident => $alert:literal: $scope:ident,)+) => {
         /// Alert names; each has exactly one runbook.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Runbook {
@@ -25,6 +25,15 @@ macro_rules! runbooks {
                 }
             }
 
+            /// What one of its alerts is about, and so what stands for what:
+            /// an alert about a node or the cluster speaks for the pods it
+            /// counts, a workload's for its pods.
+            pub fn scope(self) -> Scope {
+                match self {
+                    $(Runbook::$variant => Scope::$scope,)+
+                }
+            }
+
             /// The runbook's Markdown, embedded so the exporter serves it under
             /// `/runbooks/<alert in lower case>`.
             pub fn markdown(self) -> &'static str {
@@ -38,50 +47,89 @@ macro_rules! runbooks {
     };
 }
 
+/// What one alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// One pod or one of its containers (`pod`, `owner_kind`, `owner_name`).
+    Pod,
+    /// One controller and its pods.
+    Workload,
+    /// One namespace.
+    Namespace,
+    /// One node and the pods on it.
+    Node,
+    /// One image registry and the pulls from it.
+    Registry,
+    /// The whole cluster (a scheduler, an admission webhook, the network plugin everywhere).
+    Cluster,
+    /// The exporter itself.
+    Exporter,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Pod => "pod",
+            Scope::Workload => "workload",
+            Scope::Namespace => "namespace",
+            Scope::Node => "node",
+            Scope::Registry => "registry",
+            Scope::Cluster => "cluster",
+            Scope::Exporter => "exporter",
+        }
+    }
+}
+
 runbooks! {
-    PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck",
-    PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers",
-    PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost",
-    NodeLost => "KubeLifecycleNodeLost",
-    PodTerminatingContainersRunning => "KubeLifecyclePodTerminatingContainersRunning",
-    PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck",
-    DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked",
-    StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck",
-    JobBlockedByTerminating => "KubeLifecycleJobBlockedByTerminating",
-    NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent",
-    NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers",
-    NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed",
-    PodUnschedulable => "KubeLifecyclePodUnschedulable",
-    SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling",
-    PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown",
-    NodesUnderPressure => "KubeLifecycleNodesUnderPressure",
-    PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck",
-    PodSandboxFailingOnNode => "KubeLifecyclePodSandboxFailingOnNode",
-    PodSandboxFailing => "KubeLifecyclePodSandboxFailing",
-    InitContainerStuck => "KubeLifecycleInitContainerStuck",
-    ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized",
-    ImagePullNotFound => "KubeLifecycleImagePullNotFound",
-    ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable",
-    ImagePullRateLimited => "KubeLifecycleImagePullRateLimited",
-    ImagePullNodeImageStore => "KubeLifecycleImagePullNodeImageStore",
-    ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing",
-    RegistryPullFailing => "KubeLifecycleRegistryPullFailing",
-    ContainerCrashLooping => "KubeLifecycleContainerCrashLooping",
-    ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping",
-    ContainerProbeKilled => "KubeLifecycleContainerProbeKilled",
-    PodNotReady => "KubeLifecyclePodNotReady",
-    PodEvictions => "KubeLifecyclePodEvictions",
-    PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained",
-    ContainerConfigError => "KubeLifecycleContainerConfigError",
-    DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled",
-    AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable",
-    PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded",
-    PodCreateRefused => "KubeLifecyclePodCreateRefused",
-    ExporterDown => "KubeLifecycleExporterDown",
-    WatchNotSynced => "KubeLifecycleWatchNotSynced",
-    WatchErrors => "KubeLifecycleWatchErrors",
-    WatchRestarting => "KubeLifecycleWatchRestarting",
-    ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries",
+    PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck": Pod,
+    PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers": Pod,
+    PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost": Pod,
+    NodeLost => "KubeLifecycleNodeLost": Node,
+    PodTerminatingContainersRunning => "KubeLifecyclePodTerminatingContainersRunning": Pod,
+    PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck": Pod,
+    DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked": Workload,
+    StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck": Workload,
+    JobBlockedByTerminating => "KubeLifecycleJobBlockedByTerminating": Workload,
+    DeploymentRolloutStuck => "KubeLifecycleDeploymentRolloutStuck": Workload,
+    StatefulSetUpdateStuck => "KubeLifecycleStatefulSetUpdateStuck": Workload,
+    DaemonSetRolloutStuck => "KubeLifecycleDaemonSetRolloutStuck": Workload,
+    JobFailed => "KubeLifecycleJobFailed": Workload,
+    JobNotCompleted => "KubeLifecycleJobNotCompleted": Workload,
+    PodFailed => "KubeLifecyclePodFailed": Pod,
+    NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent": Namespace,
+    NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers": Namespace,
+    NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed": Namespace,
+    PodUnschedulable => "KubeLifecyclePodUnschedulable": Pod,
+    SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling": Cluster,
+    PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown": Pod,
+    NodesUnderPressure => "KubeLifecycleNodesUnderPressure": Node,
+    PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck": Pod,
+    PodSandboxFailingOnNode => "KubeLifecyclePodSandboxFailingOnNode": Node,
+    PodSandboxFailing => "KubeLifecyclePodSandboxFailing": Cluster,
+    InitContainerStuck => "KubeLifecycleInitContainerStuck": Pod,
+    ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized": Pod,
+    ImagePullNotFound => "KubeLifecycleImagePullNotFound": Pod,
+    ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable": Pod,
+    ImagePullRateLimited => "KubeLifecycleImagePullRateLimited": Pod,
+    ImagePullNodeImageStore => "KubeLifecycleImagePullNodeImageStore": Pod,
+    ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing": Pod,
+    RegistryPullFailing => "KubeLifecycleRegistryPullFailing": Registry,
+    ContainerCrashLooping => "KubeLifecycleContainerCrashLooping": Pod,
+    ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping": Pod,
+    ContainerProbeKilled => "KubeLifecycleContainerProbeKilled": Pod,
+    PodNotReady => "KubeLifecyclePodNotReady": Pod,
+    PodEvictions => "KubeLifecyclePodEvictions": Namespace,
+    PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained": Pod,
+    ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
+    DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,
+    AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable": Cluster,
+    PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded": Workload,
+    PodCreateRefused => "KubeLifecyclePodCreateRefused": Workload,
+    ExporterDown => "KubeLifecycleExporterDown": Exporter,
+    WatchNotSynced => "KubeLifecycleWatchNotSynced": Exporter,
+    WatchErrors => "KubeLifecycleWatchErrors": Exporter,
+    WatchRestarting => "KubeLifecycleWatchRestarting": Exporter,
+    ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries": Exporter,
 }
 
 impl Runbook {

@@ -26,6 +26,11 @@ pub(crate) fn replica_failure<'de, D: Deserializer<'de>>(
 /// What a Job's conditions say of its outcome.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JobOutcome {
+    /// `Failed` (or the `FailureTarget` that precedes it, 1.31+) True: the
+    /// job controller's verdict, with its reason (`BackoffLimitExceeded`,
+    /// `DeadlineExceeded`, `PodFailurePolicy`, `MaxFailedIndexesExceeded`)
+    /// and message.
+    pub failed: Option<Box<Condition>>,
     /// `Complete` or `Failed`, or the `SuccessCriteriaMet` / `FailureTarget`
     /// that precede them (1.31+): the job controller creates no pod for a Job
     /// in any of these.
@@ -44,7 +49,12 @@ fn job_outcome<'de, D: Deserializer<'de>>(deserializer: D) -> Result<JobOutcome,
     };
     let decided = holds("SuccessCriteriaMet") || holds("FailureTarget");
     let finished = holds("Complete") || holds("Failed");
+    let failed = ["Failed", "FailureTarget"].iter().find_map(|type_| {
+        all.iter()
+            .find(|c| c.type_ == *type_ && c.status == super::meta::ConditionStatus::True)
+    });
     Ok(JobOutcome {
+        failed: failed.cloned().map(Box::new),
         over: decided || finished,
         finishing: decided && !finished,
     })
@@ -86,11 +96,17 @@ pub struct JobSpec {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct JobStatus {
     #[serde(default, deserialize_with = "nullable")]
     pub active: i32,
     #[serde(default, deserialize_with = "nullable")]
     pub succeeded: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub failed: i32,
+    /// When the job controller started it (reset when it is resumed).
+    #[serde(default, deserialize_with = "super::time::optional")]
+    pub start_time: Option<super::meta::Time>,
     /// Pods of the Job being deleted (1.28+, when the feature is on).
     #[serde(default)]
     pub terminating: Option<i32>,

@@ -289,7 +289,8 @@ impl Pod {
     }
 
     /// Bound to a node, not being deleted, past Pending (and not Unknown: a
-    /// pod whose node stopped reporting), no container waiting, Ready if
+    /// pod whose node stopped reporting; not Failed: how it ended is a
+    /// workload's verdict, or its own), no container waiting, Ready if
     /// Running, and not thrown out of its node: nothing the
     /// per-pod diagnoses report (a pod that completed or failed on its own is
     /// settled too). Such pods are the bulk of a large cluster and are skipped
@@ -297,9 +298,22 @@ impl Pod {
     pub(crate) fn is_settled(&self) -> bool {
         !self.is_terminating()
             && !self.spec.node_name.is_empty()
-            && !matches!(self.status.phase, PodPhase::Pending | PodPhase::Unknown)
+            && !matches!(
+                self.status.phase,
+                PodPhase::Pending | PodPhase::Unknown | PodPhase::Failed
+            )
             && !self.is_not_ready()
             && !self.may_be_evicted()
+            && self
+                .container_statuses()
+                .all(|(_, s)| s.state.waiting.is_none())
+    }
+
+    /// Running, Ready (or with no Ready condition written) and no container
+    /// waiting: serving, as far as its controller counts.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.status.phase == PodPhase::Running
+            && !self.is_not_ready()
             && self
                 .container_statuses()
                 .all(|(_, s)| s.state.waiting.is_none())

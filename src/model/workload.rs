@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::controllers::ReplicasStatus;
-use super::meta::{Labels, Meta, nullable};
+use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
 use super::pod::ContainerSpec;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -38,9 +38,44 @@ pub struct DeploymentSpec {
 pub struct DeploymentStatus {
     #[serde(default, deserialize_with = "nullable")]
     pub available_replicas: i32,
+    /// Pods still needed for full capacity: not created, or not available.
+    #[serde(default, deserialize_with = "nullable")]
+    pub unavailable_replicas: i32,
     /// Pods of the Deployment being deleted (1.33+, when the feature is on).
     #[serde(default)]
     pub terminating_replicas: Option<i32>,
+    #[serde(default, deserialize_with = "rollout_conditions")]
+    pub conditions: RolloutConditions,
+}
+
+/// The deployment controller's own verdicts (pkg/controller/deployment/util):
+/// `Progressing` (False with reason `ProgressDeadlineExceeded` once a rollout
+/// made no progress for `progressDeadlineSeconds`; only ever set mid-rollout)
+/// and `Available` (False, `MinimumReplicasUnavailable`). Boxed: a healthy
+/// Deployment's conditions say nothing the diagnosis reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RolloutConditions {
+    pub progress_deadline_exceeded: Option<Box<Condition>>,
+    pub unavailable: Option<Box<Condition>>,
+    pub replica_failure: Option<Box<Condition>>,
+}
+
+fn rollout_conditions<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<RolloutConditions, D::Error> {
+    let all: Vec<Condition> = nullable(deserializer)?;
+    let mut kept = RolloutConditions::default();
+    for c in all {
+        match (c.type_.as_str(), c.status) {
+            ("Progressing", ConditionStatus::False) if c.reason == "ProgressDeadlineExceeded" => {
+                kept.progress_deadline_exceeded = Some(Box::new(c));
+            }
+            ("Available", ConditionStatus::False) => kept.unavailable = Some(Box::new(c)),
+            ("ReplicaFailure", ConditionStatus::True) => kept.replica_failure = Some(Box::new(c)),
+            _ => {}
+        }
+    }
+    Ok(kept)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -106,18 +141,59 @@ pub struct StatefulSetSpec {
     /// `OrderedReady` (the default) or `Parallel`.
     #[serde(default, deserialize_with = "nullable")]
     pub pod_management_policy: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub update_strategy: StatefulSetUpdateStrategy,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSetUpdateStrategy {
+    /// `RollingUpdate` (the default) or `OnDelete`.
+    #[serde(rename = "type", default, deserialize_with = "nullable")]
+    pub type_: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub rolling_update: StatefulSetRollingUpdate,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StatefulSetRollingUpdate {
+    /// Ordinals below it keep the old revision on purpose (a staged rollout).
+    #[serde(default, deserialize_with = "nullable")]
+    pub partition: i32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StatefulSetStatus {
     /// Pods the StatefulSet controller has created (ready or not).
     #[serde(default, deserialize_with = "nullable")]
     pub replicas: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub ready_replicas: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub updated_replicas: i32,
+    /// The revision of ordinals `[0, currentReplicas)`, and the one being
+    /// rolled out; they differ while an update is not rolled out.
+    #[serde(default, deserialize_with = "nullable")]
+    pub current_revision: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub update_revision: String,
 }
 
 impl StatefulSet {
     pub(crate) fn desired_replicas(&self) -> i32 {
         self.spec.replicas.unwrap_or(1)
+    }
+
+    /// An update under way that is meant to reach every ordinal: a
+    /// RollingUpdate without partition whose revisions differ (OnDelete waits
+    /// for people, and a partition stages the rollout on purpose).
+    pub(crate) fn is_rolling_out(&self) -> bool {
+        let strategy = &self.spec.update_strategy;
+        strategy.type_ != "OnDelete"
+            && strategy.rolling_update.partition <= 0
+            && !self.status.update_revision.is_empty()
+            && self.status.current_revision != self.status.update_revision
     }
 }
 
@@ -225,4 +301,8 @@ pub struct DaemonSetStatus {
     pub current_number_scheduled: i32,
     #[serde(default, deserialize_with = "nullable")]
     pub number_ready: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub number_unavailable: i32,
+    #[serde(default, deserialize_with = "nullable")]
+    pub updated_number_scheduled: i32,
 }

@@ -112,6 +112,7 @@ mod tests {
             name: name.into(),
             container: None,
             container_kind: None,
+            owner: None,
             node: Some("worker-3".into()),
             cause: Cause::PodTerminating(TerminatingCause::Finalizers),
             since: None,

@@ -145,6 +145,7 @@ mod tests {
             name: "web-1".into(),
             container: None,
             container_kind: None,
+            owner: None,
             node: Some("worker-3".into()),
             cause: Cause::PodTerminating(TerminatingCause::Finalizers),
             since: None,

@@ -207,6 +207,7 @@ fn blocked_finding(
         name: name.to_string(),
         container: None,
         container_kind: None,
+        owner: None,
         // The reported pod's node: a lost node's alert then explains (and
         // inhibits) the workload's.
         node: node_of(&oldest.spec.node_name),

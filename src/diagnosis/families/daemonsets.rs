@@ -179,6 +179,7 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         name: m.name.to_string(),
         container: None,
         container_kind: None,
+        owner: None,
         node: None,
         cause: Cause::DaemonSetUnscheduled(cause),
         // When its pods became unschedulable, if they say; else since it exists.

@@ -19,6 +19,7 @@ mod pod_finding;
 mod refused;
 mod terminating;
 mod unexplained;
+mod workloads;
 
 pub use blocking::BlockingCause;
 pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
@@ -31,6 +32,7 @@ pub use pending::PendingCause;
 pub use refused::RefusalCause;
 pub use terminating::TerminatingCause;
 pub use unexplained::StuckCause;
+pub use workloads::VerdictCause;
 
 pub(crate) use evicted::eviction_cause;
 pub(crate) use terminating::terminating_cause;
@@ -46,14 +48,20 @@ anomalies! {
     NamespaceTerminating = "namespace_terminating" (NamespaceCause) => NamespaceTerminatingContent : "A namespace is Terminating.",
     PodPending = "pod_pending" (PendingCause) => PodUnschedulable : "A pod is not bound to a node.",
     ContainerCreating = "container_creating" (CreatingCause) => PodContainerCreatingStuck : "A scheduled pod's containers are still being created (reported as ContainerCreating, or PodInitializing when the pod has init containers).",
-    InitContainerRunning = "init_container_running" (InitCause) => InitContainerStuck : "A pod's start has waited longer than --init-after (10 minutes by default) on an init container that runs and does not finish, or on a native sidecar that runs and does not start.",
+    InitContainerRunning = "init_container_running" (InitCause) => InitContainerStuck : "A pod's start has waited longer than --init-after (5 minutes by default) on an init container that runs and does not finish, or on a native sidecar that runs and does not start.",
     ImagePull = "image_pull" (ImagePullCause) => ContainerImagePullFailing : "A container's image cannot be pulled or inspected.",
     CrashLoop = "crash_loop" (CrashLoopCause) => ContainerCrashLooping : "A container is in CrashLoopBackOff.",
     ContainerConfig = "container_config" (ConfigCause) => ContainerConfigError : "A container cannot be created or started because of its configuration.",
     DaemonSetUnscheduled = "daemonset_unscheduled" (DaemonSetCause) => DaemonSetUnscheduled : "A DaemonSet runs on fewer nodes than it should.",
     PodCreateRefused = "pod_create_refused" (RefusalCause) => PodCreateRefused : "A ReplicaSet, StatefulSet, DaemonSet, Job or ReplicationController has fewer pods than it wants and the API server refuses the ones it tries to create (its FailedCreate event or ReplicaFailure condition).",
-    PodNotReady = "pod_not_ready" (NotReadyCause) => PodNotReady : "A Running pod, not being deleted, has been not Ready longer than --not-ready-after (10 minutes by default) and no container of it is in CrashLoopBackOff (that is a `crash_loop` finding).",
+    PodNotReady = "pod_not_ready" (NotReadyCause) => PodNotReady : "A Running pod, not being deleted, has been not Ready longer than --not-ready-after (5 minutes by default) and no container of it is in CrashLoopBackOff (that is a `crash_loop` finding).",
     PodEvicted = "pod_evicted" (EvictionCause) => PodEvictions : "A pod the kubelet evicted or refused to admit, or that a controller disrupted (preemption, taint eviction, node shutdown), still exists in phase Failed.",
+    RolloutStuck = "rollout_stuck" (VerdictCause) => DeploymentRolloutStuck : "A Deployment lacks available pods or its rollout does not finish, and its pods say why (the newest ReplicaSet's first; its verdict appears with theirs), or its controller does (ProgressDeadlineExceeded; pods unavailable longer than --unavailable-after, 5 minutes by default).",
+    StatefulSetUpdateStuck = "statefulset_update_stuck" (VerdictCause) => StatefulSetUpdateStuck : "A StatefulSet's update is not rolled out, or its pods are not Ready, and its lowest ordinal in trouble says why.",
+    DaemonSetRolloutStuck = "daemonset_rollout_stuck" (VerdictCause) => DaemonSetRolloutStuck : "A DaemonSet's pods are unavailable on some of its nodes, and those pods say why.",
+    JobFailed = "job_failed" (VerdictCause) => JobFailed : "The job controller failed a Job (its Failed or FailureTarget condition: backoff limit, deadline, pod failure policy, failed indexes); the cause is its failed pods' (how they ended), else the controller's reason. A Job retrying within its backoffLimit is not failed.",
+    JobNotCompleted = "job_not_completed" (VerdictCause) => JobNotCompleted : "An active Job does not complete: its pods are stuck (their cause), or it has been active longer than --job-after (11 hours by default) with nothing to show (running_long).",
+    PodFailed = "pod_failed" (VerdictCause) => PodFailed : "A pod of no controller (a one-off run) ended in phase Failed; the cause is how its container ended (or its deadline). Evicted pods are pod_evicted.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
 }
 
@@ -70,5 +78,6 @@ pub const FAMILIES: &[Family] = &[
     refused::FAMILY,
     not_ready::FAMILY,
     evicted::FAMILY,
+    workloads::FAMILY,
     unexplained::FAMILY,
 ];

@@ -244,6 +244,7 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: Time) -> Findi
         name: ns.metadata.name.to_string(),
         container: None,
         container_kind: None,
+        owner: None,
         node: if cause == NamespaceCause::PodsTerminating {
             lost_node
         } else {

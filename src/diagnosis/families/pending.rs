@@ -11,7 +11,9 @@ use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
 use crate::diagnosis::classify;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings, namespace_of};
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Family, Finding, Input, Owner, Settings, namespace_of,
+};
 
 vocabulary! {
     /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
@@ -239,6 +241,7 @@ fn judge(
         container: None,
         container_kind: None,
         node: None,
+        owner: Owner::of(pod),
         cause: Cause::PodPending(cause),
         since,
         message,

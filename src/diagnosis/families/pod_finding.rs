@@ -1,7 +1,7 @@
 //! What the per-pod families share: which pods they look at, the events
 //! about a pod, when a pod reached its node, and the finding about a pod.
 
-use crate::diagnosis::{Cause, Detail, Finding, namespace_of, node_of};
+use crate::diagnosis::{Cause, Detail, Finding, Owner, namespace_of, node_of};
 use crate::model::{Cluster, ContainerKind, Event, Kind, Pod, Time};
 
 /// Bound to a node, not being deleted, not finished: a pod whose containers
@@ -44,6 +44,7 @@ pub(super) fn pod_finding(
         container: container.map(|(_, name)| name.to_string()),
         container_kind: container.map(|(kind, _)| kind),
         node: node_of(&pod.spec.node_name),
+        owner: Owner::of(pod),
         cause,
         since,
         message,

@@ -232,6 +232,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         name: m.name.to_string(),
         container: None,
         container_kind: None,
+        owner: None,
         node: None,
         cause: Cause::PodCreateRefused(cause),
         since,

@@ -21,7 +21,9 @@ use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 use crate::diagnosis::classify::{self, TerminationEvent};
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, namespace_of, node_of};
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Family, Finding, Input, Owner, namespace_of, node_of,
+};
 use crate::model::age::unix_seconds;
 
 vocabulary! {
@@ -54,6 +56,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
             container: None,
             container_kind: None,
             node: node_of(&pod.spec.node_name),
+            owner: Owner::of(pod),
             cause: Cause::PodTerminating(verdict.cause),
             since: Some(requested),
             message: verdict.message,

@@ -251,6 +251,7 @@ mod tests {
             name: pod.into(),
             container: None,
             container_kind: None,
+            owner: None,
             node: Some(node.into()),
             cause: Cause::PodTerminating(TerminatingCause::NodeNotReady),
             since: Some(at),

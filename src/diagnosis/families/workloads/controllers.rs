@@ -1,0 +1,238 @@
+//! The verdicts of the controllers that keep pods running: a Deployment's
+//! rollout, a StatefulSet's update, a DaemonSet's pods. Each takes the cause
+//! of the pods that make it so, else (a Deployment) its controller's own.
+
+use super::{
+    Explanation, Known, Subject, VerdictCause, controller_only, explain, finding, long_enough,
+};
+use crate::diagnosis::{Cause, Finding, Input, Owner};
+use crate::model::{DaemonSet, Deployment, Kind, Pod, ReplicaSet, StatefulSet};
+
+/// `ReplicaSet "web-7f9d" has timed out progressing.` → `web-7f9d`.
+pub(super) fn named_replica_set(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("ReplicaSet \"")?;
+    rest.split('"').next().filter(|n| !n.is_empty())
+}
+
+pub(super) fn rollout_stuck<'a>(
+    input: &Input<'a>,
+    known: &Known<'_>,
+    d: &'a Deployment,
+) -> Option<Finding> {
+    let m = &d.metadata;
+    let wanted = d.desired_replicas();
+    if d.spec.paused
+        || wanted == 0
+        || known
+            .explains(Kind::Deployment, &m.namespace, &m.name)
+            .is_some()
+    {
+        return None;
+    }
+    let cluster = input.cluster;
+    let replica_sets: Vec<_> = cluster.replica_sets_of(d).collect();
+    let conditions = &d.status.conditions;
+    let deadline = conditions.progress_deadline_exceeded.as_deref();
+    // The ReplicaSet the rollout is about: the one the controller names, else
+    // the newest that wants pods.
+    let named = deadline.and_then(|c| named_replica_set(&c.message));
+    let newest = replica_sets
+        .iter()
+        .filter(|rs| named.is_none_or(|n| *rs.metadata.name == *n))
+        .filter(|rs| named.is_some() || rs.desired_replicas() > 0)
+        .max_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()))
+        .copied();
+    // A ReplicaSet the API server refuses pods: that refusal's alert stands
+    // for the Deployment.
+    if replica_sets.iter().any(|rs| {
+        known
+            .explains(Kind::ReplicaSet, &m.namespace, &rs.metadata.name)
+            .is_some()
+    }) {
+        return None;
+    }
+    let pods_of = |rs: &'a ReplicaSet| -> Vec<&'a Pod> {
+        let rm = &rs.metadata;
+        cluster
+            .pods_owned_by(Kind::ReplicaSet, &rm.namespace, &rm.name, &rm.uid)
+            .collect()
+    };
+    // `unavailableReplicas` is written whenever some are (a count of zero is
+    // left out, as is a status the controller never wrote).
+    let unavailable = d.status.unavailable_replicas > 0;
+    // Mid-rollout, a surge pod that never becomes Ready leaves the
+    // Deployment's counts whole (the old pods serve): its ReplicaSet's pods
+    // tell.
+    let rollout_short = newest.is_some_and(|rs| {
+        let ready = pods_of(rs)
+            .iter()
+            .filter(|p| !p.is_terminating() && p.is_ready())
+            .count();
+        ready < usize::try_from(rs.desired_replicas()).unwrap_or(0)
+    });
+    if deadline.is_none() && !unavailable && !rollout_short {
+        return None;
+    }
+    // Its newest ReplicaSet's pods first; for unavailable replicas, every
+    // ReplicaSet's.
+    let mut explained =
+        newest.and_then(|rs| explain(pods_of(rs).into_iter().filter_map(|p| known.of(p))));
+    if explained.is_none() && unavailable {
+        explained = explain(
+            replica_sets
+                .iter()
+                .flat_map(|rs| pods_of(rs))
+                .filter_map(|p| known.of(p)),
+        );
+    }
+    let rs_owner = newest.map(|rs| Owner {
+        kind: Kind::ReplicaSet.as_str().to_string(),
+        name: rs.metadata.name.to_string(),
+    });
+    let explanation = match explained {
+        Some(e) if e.covered => return None,
+        Some(e) => Explanation {
+            since: e.since.or(deadline.and_then(|c| c.last_transition_time)),
+            ..e
+        },
+        // The controller's own verdict: the deadline at once, a shortage once
+        // it has lasted.
+        None => match (deadline, conditions.unavailable.as_deref()) {
+            (Some(c), _) => controller_only(
+                VerdictCause::ProgressDeadlineExceeded,
+                c.last_transition_time,
+                rs_owner.clone(),
+            ),
+            (None, Some(c)) if long_enough(input, c.last_transition_time) => controller_only(
+                VerdictCause::ReplicasUnavailable,
+                c.last_transition_time,
+                rs_owner.clone(),
+            ),
+            _ => return None,
+        },
+    };
+    let said = deadline
+        .or(conditions.replica_failure.as_deref())
+        .or(conditions.unavailable.as_deref())
+        .map(|c| c.message.clone())
+        .unwrap_or_default();
+    let subject = Subject {
+        kind: Kind::Deployment,
+        namespace: &m.namespace,
+        name: &m.name,
+        wanted,
+        ready: d.status.available_replicas,
+        said,
+    };
+    let explanation = Explanation {
+        owner: explanation.owner.or(rs_owner),
+        ..explanation
+    };
+    Some(finding(
+        &subject,
+        Cause::RolloutStuck(explanation.cause),
+        explanation,
+    ))
+}
+
+/// The ordinal of a StatefulSet pod (`web-2` → 2).
+pub(super) fn ordinal(set: &str, pod: &str) -> Option<i32> {
+    pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
+}
+
+pub(super) fn update_stuck(
+    input: &Input<'_>,
+    known: &Known<'_>,
+    s: &StatefulSet,
+) -> Option<Finding> {
+    let m = &s.metadata;
+    let wanted = s.desired_replicas();
+    let not_ready = s.status.ready_replicas < wanted;
+    let not_rolled_out = s.is_rolling_out() && s.status.updated_replicas < wanted;
+    if wanted == 0
+        || !(not_ready || not_rolled_out)
+        || known
+            .explains(Kind::StatefulSet, &m.namespace, &m.name)
+            .is_some()
+    {
+        return None;
+    }
+    // The lowest ordinal in trouble holds the others (OrderedReady).
+    let mut pods: Vec<&Pod> = input
+        .cluster
+        .pods_owned_by(Kind::StatefulSet, &m.namespace, &m.name, &m.uid)
+        .collect();
+    pods.sort_by_key(|p| (ordinal(&m.name, &p.metadata.name), p.metadata.name.clone()));
+    let first = pods.iter().find_map(|p| known.of(p))?;
+    let explanation = explain([first]).filter(|e| !e.covered)?;
+    let subject = Subject {
+        kind: Kind::StatefulSet,
+        namespace: &m.namespace,
+        name: &m.name,
+        wanted,
+        ready: s.status.ready_replicas,
+        said: String::new(),
+    };
+    Some(finding(
+        &subject,
+        Cause::StatefulSetUpdateStuck(explanation.cause),
+        explanation,
+    ))
+}
+
+pub(super) fn daemonset_stuck(
+    input: &Input<'_>,
+    known: &Known<'_>,
+    ds: &DaemonSet,
+) -> Option<Finding> {
+    let m = &ds.metadata;
+    let status = &ds.status;
+    let wanted = status.desired_number_scheduled;
+    let unavailable = status.number_unavailable > 0 || status.number_ready < wanted;
+    if wanted == 0
+        || !unavailable
+        || known
+            .explains(Kind::DaemonSet, &m.namespace, &m.name)
+            .is_some()
+    {
+        return None;
+    }
+    let explanation = explain(
+        input
+            .cluster
+            .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+            .filter_map(|p| known.of(p)),
+    )
+    .filter(|e| !e.covered)?;
+    let subject = Subject {
+        kind: Kind::DaemonSet,
+        namespace: &m.namespace,
+        name: &m.name,
+        wanted,
+        ready: status.number_ready,
+        said: String::new(),
+    };
+    Some(finding(
+        &subject,
+        Cause::DaemonSetRolloutStuck(explanation.cause),
+        explanation,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{named_replica_set, ordinal};
+
+    #[test]
+    fn the_deployment_controller_names_its_replica_set() {
+        assert_eq!(
+            named_replica_set(r#"ReplicaSet "web-7f9d" has timed out progressing."#),
+            Some("web-7f9d")
+        );
+        assert_eq!(
+            named_replica_set(r#"Deployment "web" has timed out progressing."#),
+            None
+        );
+        assert_eq!(ordinal("web", "web-12"), Some(12));
+    }
+}

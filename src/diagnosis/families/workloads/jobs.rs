@@ -1,0 +1,240 @@
+//! The job controller's verdicts (a Job failed, a Job that does not
+//! complete) and a failed pod of no controller: how their pods ended.
+
+use std::collections::BTreeMap;
+
+use super::{Explanation, Known, Subject, VerdictCause, controller_only, explain, finding};
+use crate::diagnosis::classify;
+use crate::diagnosis::{
+    Cause, CrashLoopCause, Detail, Finding, Input, Owner, namespace_of, node_of,
+};
+use crate::model::age;
+use crate::model::{ContainerStatus, Job, Kind, Pod, PodPhase, Time};
+
+/// Failed pods by their cause, with when each ended.
+type FailedPods<'a> = BTreeMap<(VerdictCause, &'static str), Vec<(&'a Pod, Option<Time>)>>;
+
+/// The controller's reason for failing a Job, as a cause.
+fn job_reason(reason: &str) -> VerdictCause {
+    match reason {
+        "BackoffLimitExceeded" => VerdictCause::BackoffLimitExceeded,
+        "DeadlineExceeded" => VerdictCause::DeadlineExceeded,
+        "PodFailurePolicy" => VerdictCause::PodFailurePolicy,
+        "MaxFailedIndexesExceeded" | "FailedIndexes" => VerdictCause::MaxFailedIndexesExceeded,
+        _ => VerdictCause::Failed,
+    }
+}
+
+/// How a container's run ended, as a cause, when it ended badly.
+fn termination(status: &ContainerStatus) -> Option<(VerdictCause, &'static str, Option<Time>)> {
+    let t = status
+        .state
+        .terminated
+        .as_deref()
+        .or(status.last_state.terminated.as_deref())?;
+    let cause = classify::last_termination(&t.reason, t.exit_code, &t.message);
+    match cause {
+        CrashLoopCause::OomKilled => Some((VerdictCause::OomKilled, cause.as_str(), t.finished_at)),
+        CrashLoopCause::Completed => None,
+        _ => Some((VerdictCause::ExitError, cause.as_str(), t.finished_at)),
+    }
+}
+
+/// A failed pod's cause: what its containers' last runs say (or the kubelet's
+/// deadline), with the container and when it ended.
+fn failed_pod(pod: &Pod) -> Option<(VerdictCause, &'static str, Option<String>, Option<Time>)> {
+    if pod.status.reason() == "DeadlineExceeded" {
+        return Some((
+            VerdictCause::DeadlineExceeded,
+            "deadline_exceeded",
+            None,
+            pod.status.start_time,
+        ));
+    }
+    pod.container_statuses().find_map(|(_, s)| {
+        termination(s).map(|(cause, pod_cause, at)| (cause, pod_cause, Some(s.name.clone()), at))
+    })
+}
+
+/// How a failed pod's failed container ended, in the kubelet's words.
+fn how_it_ended(pod: &Pod) -> String {
+    let Some((_, _, Some(container), _)) = failed_pod(pod) else {
+        return pod.status.message().to_string();
+    };
+    pod.container_statuses()
+        .find(|(_, s)| s.name == container)
+        .and_then(|(_, s)| {
+            s.state
+                .terminated
+                .as_deref()
+                .or(s.last_state.terminated.as_deref())
+        })
+        .map(|t| match (t.message.is_empty(), t.reason.is_empty()) {
+            (false, _) => t.message.clone(),
+            (true, false) => format!("{} (exit code {})", t.reason, t.exit_code),
+            (true, true) => format!("exit code {}", t.exit_code),
+        })
+        .map(|ended| format!("container {container:?} ended: {ended}"))
+        .unwrap_or_default()
+}
+
+pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Option<Finding> {
+    let m = &job.metadata;
+    if job.spec.suspend || known.explains(Kind::Job, &m.namespace, &m.name).is_some() {
+        return None;
+    }
+    let pods: Vec<&Pod> = input
+        .cluster
+        .pods_owned_by(Kind::Job, &m.namespace, &m.name, &m.uid)
+        .collect();
+    let owner = Some(Owner {
+        kind: Kind::Job.as_str().to_string(),
+        name: m.name.to_string(),
+    });
+    // What the pods say: a finding about one of them, or how the failed ones ended.
+    let from_findings = explain(pods.iter().filter_map(|p| known.of(p)));
+    let from_failures = || {
+        let mut by_cause: FailedPods<'_> = BTreeMap::new();
+        for pod in pods.iter().filter(|p| p.status.phase == PodPhase::Failed) {
+            if let Some((cause, pod_cause, _, at)) = failed_pod(pod) {
+                by_cause
+                    .entry((cause, pod_cause))
+                    .or_default()
+                    .push((pod, at));
+            }
+        }
+        let ((cause, pod_cause), group) = by_cause
+            .into_iter()
+            .max_by(|(ka, a), (kb, b)| a.len().cmp(&b.len()).then(kb.cmp(ka)))?;
+        let (pod, at) = group.iter().max_by_key(|(_, at)| *at)?;
+        Some(Explanation {
+            cause,
+            pod_cause: Some(pod_cause),
+            pods: group.len(),
+            example: Some((pod.metadata.name.to_string(), how_it_ended(pod))),
+            covered: false,
+            owner: owner.clone(),
+            node: node_of(&pod.spec.node_name),
+            registry: None,
+            since: *at,
+        })
+    };
+    let subject = |said: String| Subject {
+        kind: Kind::Job,
+        namespace: &m.namespace,
+        name: &m.name,
+        wanted: job.spec.completions.unwrap_or(1),
+        ready: job.status.succeeded,
+        said,
+    };
+    if let Some(failed) = job.status.outcome.failed.as_deref() {
+        let by_controller = job_reason(&failed.reason);
+        // A failure policy rule or a deadline is the controller's own
+        // decision; a backoff limit is the pods' failures counted.
+        let pods_tell = match by_controller {
+            VerdictCause::BackoffLimitExceeded | VerdictCause::Failed => {
+                from_failures().or(from_findings)
+            }
+            VerdictCause::DeadlineExceeded => from_findings,
+            _ => None,
+        };
+        let explanation = match pods_tell {
+            Some(e) => Explanation {
+                since: failed.last_transition_time.or(e.since),
+                owner: owner.clone(),
+                ..e
+            },
+            None => {
+                let pod_cause = (by_controller == VerdictCause::PodFailurePolicy)
+                    .then(from_failures)
+                    .flatten()
+                    .and_then(|e| e.pod_cause);
+                Explanation {
+                    pod_cause,
+                    ..controller_only(by_controller, failed.last_transition_time, owner)
+                }
+            }
+        };
+        let said = format!("{}: {}", failed.reason, failed.message);
+        return Some(finding(
+            &subject(said),
+            Cause::JobFailed(explanation.cause),
+            explanation,
+        ));
+    }
+    // Still active: its pods stuck, or long after it started with nothing
+    // to show.
+    if job.status.outcome.over || job.status.active == 0 {
+        return None;
+    }
+    let started = job.status.start_time;
+    let explanation = match from_findings {
+        Some(e) if e.covered => return None,
+        Some(e) => Explanation {
+            owner: owner.clone(),
+            ..e
+        },
+        None if started
+            .is_some_and(|s| input.now.duration_since(s) >= input.settings.job_after) =>
+        {
+            controller_only(VerdictCause::RunningLong, started, owner)
+        }
+        None => return None,
+    };
+    let said = match started {
+        Some(s) => format!(
+            "active for {} with {} running pod{}",
+            age::short(input.now.duration_since(s)),
+            job.status.active,
+            if job.status.active == 1 { "" } else { "s" }
+        ),
+        None => String::new(),
+    };
+    Some(finding(
+        &subject(said),
+        Cause::JobNotCompleted(explanation.cause),
+        explanation,
+    ))
+}
+
+/// A pod of no controller that failed, and that no other family explains (an
+/// eviction is `pod_evicted`'s).
+pub(super) fn pod_failed(known: &Known<'_>, pod: &Pod) -> Option<Finding> {
+    if pod.status.phase != PodPhase::Failed
+        || pod.metadata.controller().is_some()
+        || pod.is_terminating()
+        || known.of(pod).is_some()
+    {
+        return None;
+    }
+    let (cause, pod_cause, container, at) =
+        failed_pod(pod).unwrap_or((VerdictCause::Unknown, "unknown", None, None));
+    let message = match (pod.status.message(), how_it_ended(pod)) {
+        (said, _) if !said.is_empty() => said.to_string(),
+        (_, ended) if !ended.is_empty() => ended,
+        _ => "phase Failed, and no container says how".to_string(),
+    };
+    Some(Finding {
+        kind: Kind::Pod,
+        namespace: namespace_of(&pod.metadata.namespace),
+        name: pod.metadata.name.to_string(),
+        container_kind: container.as_deref().map(|c| pod.container_kind(c)),
+        container,
+        node: node_of(&pod.spec.node_name),
+        owner: None,
+        cause: Cause::PodFailed(cause),
+        since: at
+            .or(pod.status.start_time)
+            .or(pod.metadata.creation_timestamp),
+        message,
+        detail: Detail::Verdict {
+            pod_cause: Some(pod_cause),
+            pods: 1,
+            example_pod: None,
+            wanted: 1,
+            ready: 0,
+            reason: pod.status.reason().to_string(),
+            registry: None,
+        },
+    })
+}

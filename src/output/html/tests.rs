@@ -1,0 +1,255 @@
+//! The pages' own tests: escaping, the summary, paging, the runbook pages.
+
+use super::runbooks::markdown;
+use super::*;
+use crate::diagnosis::{Cause, Detail, ImagePullCause, Runbook, TerminatingCause};
+
+#[test]
+fn markup_in_messages_is_escaped() {
+    assert_eq!(
+        escape("<script>\"x\" & 'y'</script>"),
+        "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
+    );
+}
+
+#[test]
+fn markdown_renders_and_raw_html_is_shown_as_text() {
+    let html = markdown("# Title\n\n`kubectl get pods`\n\n<script>alert(1)</script>\n");
+    assert!(html.contains("<h1>Title</h1>"));
+    assert!(html.contains("<code>kubectl get pods</code>"));
+    assert!(!html.contains("<script>"));
+}
+
+fn pod(ns: &str, name: &str, node: &str, cause: Cause, message: &str) -> Finding {
+    Finding {
+        kind: Kind::Pod,
+        namespace: Some(ns.into()),
+        name: name.into(),
+        container: None,
+        container_kind: None,
+        owner: None,
+        node: Some(node.into()),
+        cause,
+        since: Some("2026-11-27T05:00:00Z".parse().unwrap()),
+        message: message.into(),
+        detail: Detail::None,
+    }
+}
+
+fn now() -> Timestamp {
+    "2026-11-27T06:00:00Z".parse().unwrap()
+}
+
+fn snapshot_page(findings: &[Finding], filter: &FindingFilter, paging: Paging) -> String {
+    landing(&Page {
+        findings,
+        now: now(),
+        links: &RunbookLinks::BaseUrl("/runbooks".into()),
+        showing: Showing::Snapshot {
+            file: "examples/incidents.yaml",
+            taken: Some("2026-11-26T12:00:00Z".parse().unwrap()),
+            objects: 42,
+        },
+        filter,
+        paging,
+    })
+}
+
+const LOST: Cause = Cause::PodTerminating(TerminatingCause::NodeNotReady);
+
+#[test]
+fn names_and_messages_are_isolated_and_escaped() {
+    // A pod name with a right-to-left override and markup: it must read as
+    // text and reorder nothing outside its own cell.
+    let evil = "web-\u{202E}<img src=x onerror=alert(1)>gnp";
+    let page = snapshot_page(
+        &[pod(
+            "shop",
+            evil,
+            "worker-1",
+            LOST,
+            "<b>node</b>\u{202E} lost",
+        )],
+        &FindingFilter::default(),
+        Paging::default(),
+    );
+    assert!(page.contains("<bdi>pod/shop/web-\u{202E}&lt;img src=x onerror=alert(1)&gt;gnp</bdi>"));
+    assert!(page.contains("<bdi>&lt;b&gt;node&lt;/b&gt;\u{202E} lost</bdi>"));
+    assert!(!page.contains("<img"));
+    assert!(!page.contains("<b>"));
+}
+
+#[test]
+fn a_snapshot_says_what_it_shows_and_has_no_watches() {
+    let page = snapshot_page(&[], &FindingFilter::default(), Paging::default());
+    assert!(page.contains("examples/incidents.yaml"), "{page}");
+    assert!(page.contains("written 2026-11-26 12:00:00 UTC"), "{page}");
+    assert!(page.contains("judged at 2026-11-27 06:00:00 UTC"), "{page}");
+    assert!(!page.contains("Watches"), "{page}");
+    assert!(page.contains("Nothing is stuck."));
+}
+
+#[test]
+fn the_page_is_for_phones_and_keyboards() {
+    let page = snapshot_page(
+        &[pod("shop", "web-1", "worker-1", LOST, "m")],
+        &FindingFilter::default(),
+        Paging::default(),
+    );
+    assert!(
+        page.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+    );
+    assert!(page.contains("<a class=\"skip\" href=\"#main\">Skip to content</a>"));
+    assert!(page.contains("<main id=\"main\""));
+    assert!(page.contains(":focus-visible{outline:3px"));
+    // Every table scrolls in its own box rather than widening the page.
+    assert_eq!(
+        page.matches("<table>").count(),
+        page.matches("<div class=\"scroll\"").count()
+    );
+    assert!(!page.contains("onclick"));
+}
+
+#[test]
+fn many_findings_are_summarised_then_paged() {
+    let mut findings: Vec<Finding> = (0..450)
+        .map(|i| {
+            pod(
+                &format!("ns-{}", i % 12),
+                &format!("web-{i:04}"),
+                &format!("node-{}", i % 3),
+                LOST,
+                "NodeNotReady",
+            )
+        })
+        .collect();
+    findings.extend((0..30).map(|i| {
+        let mut f = pod(
+            "shop",
+            &format!("api-{i:02}"),
+            "node-9",
+            Cause::ImagePull(ImagePullCause::ConnectionRefused),
+            "dial tcp: connection refused",
+        );
+        f.detail = Detail::ImagePull {
+            image: "registry.example:5000/api:2".into(),
+            registry: "registry.example:5000".into(),
+            waiting_reason: "ImagePullBackOff".into(),
+        };
+        f
+    }));
+    findings.sort_by(|a, b| {
+        (a.anomaly(), &a.namespace, &a.name).cmp(&(b.anomaly(), &b.namespace, &b.name))
+    });
+    let page = snapshot_page(&findings, &FindingFilter::default(), Paging::default());
+    assert_eq!(page.matches("<tr><td><code><bdi>pod/").count(), 200);
+    assert!(page.contains("Findings 1–200 of 480."), "{page}");
+    assert!(page.contains("<a href=\"/?page=2#findings\">next</a>"));
+    assert!(page.contains("<a href=\"/?page=3#findings\">last</a>"));
+    // What explains them: the three lost nodes, the registry, top namespaces.
+    assert!(page.contains("<h3>Lost nodes (3)</h3>"));
+    assert!(page.contains(
+        "<a href=\"/?node=node-0\"><code><bdi>node-0</bdi></code></a>: 150 findings on it"
+    ));
+    assert!(page.contains("<a href=\"/?registry=registry.example%3A5000\"><code><bdi>registry.example:5000</bdi></code></a>: 30 failing pulls"));
+    assert!(page.contains("<h3>Namespaces (13)</h3>"));
+    assert!(page.contains("<li>and 8 more</li>"));
+    assert!(page.contains("<code>connection_refused</code></a></td><td class=\"n\">30</td>"));
+    assert!(page.contains("<code>node_not_ready</code></a></td><td class=\"n\">450</td>"));
+
+    let last = snapshot_page(
+        &findings,
+        &FindingFilter::default(),
+        Paging {
+            page: Some(3),
+            limit: None,
+        },
+    );
+    assert_eq!(last.matches("<tr><td><code><bdi>pod/").count(), 80);
+    assert!(last.contains("Findings 401–480 of 480."));
+    let filtered = FindingFilter {
+        node: Some("node-1".into()),
+        ..Default::default()
+    };
+    let small = snapshot_page(
+        &findings,
+        &filtered,
+        Paging {
+            page: Some(2),
+            limit: Some(50),
+        },
+    );
+    assert!(
+        small.contains("<a href=\"/?node=node-1&amp;page=1&amp;limit=50#findings\">first</a>"),
+        "{small}"
+    );
+}
+
+#[test]
+fn the_runbook_index_has_each_alerts_severity_and_summary() {
+    let index = runbook_index();
+    assert!(index.contains("<tr><td><a href=\"/runbooks/kubelifecyclenodelost\">KubeLifecycleNodeLost</a></td><td class=\"sev-critical\">critical</td><td>Pods on a lost node cannot finish Terminating, and workloads wait on them.</td></tr>"), "{index}");
+    assert_eq!(
+        index.matches("<tr><td><a href=\"/runbooks/").count(),
+        Runbook::ALL.len()
+    );
+}
+
+#[test]
+fn a_runbook_opens_on_the_objects_its_alert_covers() {
+    let findings: Vec<Finding> = (0..60)
+        .map(|i| {
+            pod(
+                "shop",
+                &format!("web-{i:02}"),
+                "worker-1",
+                LOST,
+                "node worker-1 is NotReady",
+            )
+        })
+        .collect();
+    let page = runbook(
+        Runbook::NodeLost,
+        &Evidence::Findings {
+            findings: &findings,
+            now: now(),
+            links: &RunbookLinks::default(),
+        },
+    );
+    let now_at = page.find("Right now").unwrap();
+    assert!(
+        now_at < page.find("Meaning").unwrap(),
+        "evidence comes first"
+    );
+    assert!(page.contains("<p>60 objects this alert covers:</p>"));
+    assert!(page.contains("<a href=\"/?anomaly=pod_terminating&amp;cause=node_not_ready#findings\"><code>pod_terminating</code> <code>node_not_ready</code></a>: 60"));
+    assert!(page.contains("<p>The first 50 (the links above list every one):</p>"));
+    assert_eq!(page.matches("<tr><td><code><bdi>pod/shop/web-").count(), 50);
+    assert!(page.contains("<td class=\"n\">1h</td>"), "{page}");
+    let quiet = runbook(
+        Runbook::NodeLost,
+        &Evidence::Findings {
+            findings: &[],
+            now: now(),
+            links: &RunbookLinks::default(),
+        },
+    );
+    assert!(quiet.contains("Nothing this alert covers is happening now."));
+    let exporter = runbook(
+        Runbook::WatchNotSynced,
+        &Evidence::Exporter {
+            not_synced: &[Kind::Pod],
+            errors: &[],
+        },
+    );
+    assert!(exporter.contains("Not synced: pods."));
+}
+
+#[test]
+fn an_unknown_address_lists_what_exists() {
+    let page = not_found("/runbooks/<x>");
+    assert!(page.contains("<code><bdi>/runbooks/&lt;x&gt;</bdi></code>"));
+    for link in ["/metrics", "/findings", "/runbooks", "/readyz"] {
+        assert!(page.contains(&format!("<a href=\"{link}\">")), "{link}");
+    }
+}
