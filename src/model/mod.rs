@@ -8,7 +8,7 @@
 //! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `controllers.rs`,
 //!   `event.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
-//! - `cluster.rs`: the cluster and its indexes, kept with `index.rs`,
+//! - `cluster/`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
 //!   `event_store.rs` (warning events by object);
 //! - `age.rs`: durations and times as the outputs print them.
