@@ -377,13 +377,16 @@ mod tests {
         assert_eq!(c, empty_with_pods_listed());
     }
 
-    #[test]
-    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
-        let running = r#""status":{"phase":"Running","containerStatuses":[
+    /// A pod that runs, its containers started and its init container done.
+    const RUNNING: &str = r#""status":{"phase":"Running","containerStatuses":[
             {"name":"app","state":{"running":{}}}],"initContainerStatuses":[
             {"name":"init","state":{"terminated":{"exitCode":0}}}]}"#;
-        let shapes = [
-            // (name, pod, settled)
+
+    /// Pods settled and not, as (name, the pod's fields as JSON, settled); a
+    /// pod given without `metadata` is named `name`.
+    fn pod_shapes() -> [(&'static str, String, bool); 7] {
+        let running = RUNNING;
+        [
             (
                 "ok",
                 format!(r#""spec":{{"nodeName":"n1"}},{running}"#),
@@ -426,7 +429,13 @@ mod tests {
                 ),
                 false,
             ),
-        ];
+        ]
+    }
+
+    #[test]
+    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
+        let running = RUNNING;
+        let shapes = pod_shapes();
         let mut c = Cluster::new();
         for (name, body, settled) in &shapes {
             let json = if body.contains("metadata") {
