@@ -7,10 +7,13 @@ mod report;
 pub mod runbook;
 pub mod serve;
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnosis::Settings;
+use crate::output::terminal;
 
 /// Without a subcommand the exporter serves (`serve` is the default).
 #[derive(Debug, Parser)]
@@ -41,6 +44,20 @@ pub enum Command {
     Diagnose(diagnose::DiagnoseArgs),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(runbook::RunbookArgs),
+}
+
+/// How a binary ends: successfully, or with `program: ` and the error on
+/// standard error, its characters made visible (an error may quote names and
+/// values from the input, or what the cluster returned).
+pub fn exit_code(program: &str, result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let message = format!("{program}: {err:#}");
+            eprintln!("{}", terminal::visible(&message));
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// What `diagnose`'s runbook column names: the `runbook` command.

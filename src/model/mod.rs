@@ -39,7 +39,7 @@ mod tests;
 
 pub use cluster::Cluster;
 pub use controllers::{
-    Job, JobSpec, JobStatus, ReplicasStatus, ReplicationController, ReplicationControllerSpec,
+    Job, JobSpec, JobStatus, ReplicasSpec, ReplicasStatus, ReplicationController,
 };
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use kind::Kind;
@@ -62,6 +62,6 @@ pub use uid::Uid;
 pub use workload::{
     Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
     DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    PodTemplate, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
-    StatefulSetStatus, Toleration,
+    PodTemplate, PodTemplateSpec, ReplicaSet, StatefulSet, StatefulSetSpec, StatefulSetStatus,
+    Toleration,
 };

@@ -145,26 +145,28 @@ fn refuse_non_empty(field: &str, value: &Option<Vec<String>>, why: &str) -> Resu
     }
 }
 
-/// Reads PEM given inline or from a file (relative to `base`); records the file
-/// in `files` so a change to it reloads the configuration.
+/// Reads the PEM `tls_server_config` gives as `{name}` (inline) or
+/// `{name}_file` (a file relative to `base`); records the file in `files` so
+/// a change to it reloads the configuration.
 fn pem_source(
+    name: &str,
     inline: &Option<String>,
     file: &Option<String>,
-    inline_field: &str,
-    file_field: &str,
     base: &Path,
     files: &mut Vec<PathBuf>,
 ) -> Result<Option<(String, Vec<u8>)>, FieldError> {
+    let inline_field = format!("tls_server_config.{name}");
+    let file_field = format!("tls_server_config.{name}_file");
     match (given(inline), given(file)) {
         (Some(_), Some(_)) => Err(FieldError::new(
-            file_field,
+            &file_field,
             format!("give either {inline_field} or {file_field}, not both"),
         )),
-        (Some(text), None) => Ok(Some((inline_field.to_string(), text.as_bytes().to_vec()))),
+        (Some(text), None) => Ok(Some((inline_field, text.as_bytes().to_vec()))),
         (None, Some(name)) => {
             let path = base.join(name);
             let bytes = std::fs::read(&path).map_err(|e| {
-                FieldError::new(file_field, format!("reading {}: {e}", path.display()))
+                FieldError::new(&file_field, format!("reading {}: {e}", path.display()))
             })?;
             files.push(path.clone());
             Ok(Some((format!("{file_field} ({})", path.display()), bytes)))
@@ -288,29 +290,14 @@ struct Pems {
 impl Pems {
     /// Reads each, inline or from its file; the certificate and key are required.
     fn read(raw: &RawTls, base: &Path, files: &mut Vec<PathBuf>) -> Result<Pems, FieldError> {
-        let cert = pem_source(
-            &raw.cert,
-            &raw.cert_file,
-            "tls_server_config.cert",
-            "tls_server_config.cert_file",
-            base,
-            files,
-        )?
-        .ok_or_else(|| FieldError::new("tls_server_config.cert_file", NO_CERTIFICATE))?;
-        let key = pem_source(
-            &raw.key,
-            &raw.key_file,
-            "tls_server_config.key",
-            "tls_server_config.key_file",
-            base,
-            files,
-        )?
-        .ok_or_else(|| FieldError::new("tls_server_config.key_file", NO_KEY))?;
+        let cert = pem_source("cert", &raw.cert, &raw.cert_file, base, files)?
+            .ok_or_else(|| FieldError::new("tls_server_config.cert_file", NO_CERTIFICATE))?;
+        let key = pem_source("key", &raw.key, &raw.key_file, base, files)?
+            .ok_or_else(|| FieldError::new("tls_server_config.key_file", NO_KEY))?;
         let client_ca = pem_source(
+            "client_ca",
             &raw.client_ca,
             &raw.client_ca_file,
-            "tls_server_config.client_ca",
-            "tls_server_config.client_ca_file",
             base,
             files,
         )?;

@@ -332,6 +332,13 @@ mod tests {
         Object::Pod(serde_json::from_str(json).unwrap())
     }
 
+    /// A pod on node n1 and nothing more.
+    fn on_n1(namespace: &str, name: &str) -> Object {
+        pod(&format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"{namespace}"}},"spec":{{"nodeName":"n1"}}}}"#
+        ))
+    }
+
     /// What a model holds once every pod it listed is gone again.
     fn empty_with_pods_listed() -> Cluster {
         let mut empty = Cluster::new();
@@ -529,12 +536,8 @@ mod tests {
     #[test]
     fn a_namespace_relist_leaves_other_namespaces_alone() {
         let mut c = Cluster::new();
-        c.apply(pod(
-            r#"{"metadata":{"name":"a","namespace":"one"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.apply(pod(
-            r#"{"metadata":{"name":"b","namespace":"two"},"spec":{"nodeName":"n1"}}"#,
-        ));
+        c.apply(on_n1("one", "a"));
+        c.apply(on_n1("two", "b"));
         c.reset_namespace(Kind::Pod, "one", []);
         let names: Vec<_> = c.pods().map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(names, ["b"]);
@@ -544,18 +547,9 @@ mod tests {
     #[test]
     fn reset_drops_what_the_relist_no_longer_has() {
         let mut c = Cluster::new();
-        c.apply(pod(
-            r#"{"metadata":{"name":"gone","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.apply(pod(
-            r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.reset(
-            Kind::Pod,
-            [pod(
-                r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-            )],
-        );
+        c.apply(on_n1("ns", "gone"));
+        c.apply(on_n1("ns", "kept"));
+        c.reset(Kind::Pod, [on_n1("ns", "kept")]);
         let names: Vec<_> = c
             .pods_on_node("n1")
             .map(|p| p.metadata.name.as_str())

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::io::BufRead;
 use std::rc::Rc;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::object::{Place, Source, json_type, load_object};
@@ -28,12 +28,12 @@ pub(super) fn load_json(input: &mut impl BufRead, loaded: &mut Loaded) -> Result
         }
         let mut failure = None;
         let line = Rc::new(Cell::new(1));
-        let seed = DocumentSeed {
+        let seed = DocumentSeed(Reading {
             document,
             line: line.clone(),
             loaded: &mut *loaded,
             failure: &mut failure,
-        };
+        });
         let mut de = serde_json::Deserializer::from_reader(LineCount {
             inner: &mut *input,
             line,
@@ -62,14 +62,37 @@ pub(super) fn load_json(input: &mut impl BufRead, loaded: &mut Loaded) -> Result
     Ok(())
 }
 
-/// One top-level JSON document. A load error inside it is kept in `failure`
-/// (serde errors carry text only) and the parse stopped.
-struct DocumentSeed<'a> {
+/// What a JSON document is read into the model with: its number, the line
+/// serde_json is at, and where a load error is kept when one stops the parse
+/// (serde's errors carry text only).
+struct Reading<'a> {
     document: usize,
     line: Rc<Cell<u64>>,
     loaded: &'a mut Loaded,
     failure: &'a mut Option<LoadError>,
 }
+
+impl Reading<'_> {
+    /// The same reading, lent to a part of the document.
+    fn part(&mut self) -> Reading<'_> {
+        Reading {
+            document: self.document,
+            line: self.line.clone(),
+            loaded: &mut *self.loaded,
+            failure: &mut *self.failure,
+        }
+    }
+
+    /// Keeps `error` and stops the parse with its text.
+    fn fail<E: serde::de::Error>(&mut self, error: LoadError) -> E {
+        let message = error.to_string();
+        *self.failure = Some(error);
+        E::custom(message)
+    }
+}
+
+/// One top-level JSON document.
+struct DocumentSeed<'a>(Reading<'a>);
 
 impl<'de> DeserializeSeed<'de> for DocumentSeed<'_> {
     type Value = ();
@@ -88,69 +111,45 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
 
     /// A bare array of objects.
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        Items {
-            document: self.document,
-            line: self.line,
-            loaded: self.loaded,
-            failure: self.failure,
-        }
-        .visit_seq(seq)
-        .map(drop)
+        Items(self.0).visit_seq(seq).map(drop)
     }
 
     /// A list (`items` streamed) or one object (kept whole, then decoded).
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut reading = self.0;
         let mut fields = serde_json::Map::new();
         let mut listed = false;
         while let Some(key) = map.next_key::<String>()? {
             if key == "items" {
-                listed = map.next_value_seed(Items {
-                    document: self.document,
-                    line: self.line.clone(),
-                    loaded: &mut *self.loaded,
-                    failure: &mut *self.failure,
-                })?;
+                listed = map.next_value_seed(Items(reading.part()))?;
             } else {
                 let value: serde_json::Value = map.next_value()?;
                 fields.insert(key, value);
             }
         }
         if listed {
-            return match list_now(fields.get("metadata"), self.document) {
+            return match list_now(fields.get("metadata"), reading.document) {
                 Ok(now) => {
-                    self.loaded.now = now.or(self.loaded.now);
+                    reading.loaded.now = now.or(reading.loaded.now);
                     Ok(())
                 }
-                Err(e) => {
-                    let message = e.to_string();
-                    *self.failure = Some(e);
-                    Err(A::Error::custom(message))
-                }
+                Err(e) => Err(reading.fail(e)),
             };
         }
         let object = serde_json::Value::Object(fields);
         load_object(
             Source::Value(&object),
-            self.document,
+            reading.document,
             Place::default(),
-            self.loaded,
+            reading.loaded,
         )
-        .map_err(|e| {
-            let message = e.to_string();
-            *self.failure = Some(e);
-            A::Error::custom(message)
-        })
+        .map_err(|e| reading.fail(e))
     }
 }
 
 /// A list's `items`: each is read, decoded into the model and dropped. `true`
 /// when there was an array (`null` is an empty list).
-struct Items<'a> {
-    document: usize,
-    line: Rc<Cell<u64>>,
-    loaded: &'a mut Loaded,
-    failure: &'a mut Option<LoadError>,
-}
+struct Items<'a>(Reading<'a>);
 
 impl<'de> DeserializeSeed<'de> for Items<'_> {
     type Value = bool;
@@ -172,6 +171,7 @@ impl<'de> Visitor<'de> for Items<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let mut reading = self.0;
         let mut index = 0;
         while let Some(item) = seq.next_element::<Box<RawValue>>()? {
             let text = item.get().trim_start();
@@ -179,13 +179,10 @@ impl<'de> Visitor<'de> for Items<'_> {
             let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
             let place = Place {
                 item: Some(index),
-                line: Some(self.line.get().saturating_sub(lines)),
+                line: Some(reading.line.get().saturating_sub(lines)),
             };
-            load_object(Source::Json(text), self.document, place, self.loaded).map_err(|e| {
-                let message = e.to_string();
-                *self.failure = Some(e);
-                A::Error::custom(message)
-            })?;
+            load_object(Source::Json(text), reading.document, place, reading.loaded)
+                .map_err(|e| reading.fail(e))?;
             index += 1;
         }
         Ok(true)
