@@ -49,7 +49,7 @@ pub use meta::{
 };
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
-pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
+pub use node::{Node, NodeSpec, NodeStatus, Readiness, Taint};
 pub(crate) use object::KindVisitor;
 pub use object::{Object, Slim};
 pub(crate) use pod::host_ports;
