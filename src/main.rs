@@ -4,8 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use kube_lifecycle_exporter::cli::{Cli, Command, catalogue, diagnose, runbook, serve};
-use kube_lifecycle_exporter::output::terminal;
+use kube_lifecycle_exporter::cli::{Cli, Command, catalogue, diagnose, exit_code, runbook, serve};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -17,15 +16,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => runtime().and_then(|rt| rt.block_on(serve::run(args))),
         None => runtime().and_then(|rt| rt.block_on(serve::run(cli.serve))),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            // An input error quotes names and values from the input.
-            let message = format!("kube-lifecycle-exporter: {err:#}");
-            eprintln!("{}", terminal::visible(&message));
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("kube-lifecycle-exporter", result)
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

@@ -67,6 +67,7 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod orders/orders-api-7d4c9b8f6-5lq2w[wait-for-db] init_container_running running",
         "Pod env30/alert-engine-alert-engine-54fd454f64-clbd7[filebeat] image_pull qps_exceeded",
         "Pod fangrong/pms-558b58dfbd-fpjzl[pms] image_pull inspect_error",
+        "Pod web/gui-5cd74fc875-7hx2m[gui] image_pull not_found",
         "Pod default/ecsdemo-nodejs-6f8b9c7d5-k4m2p[ecsdemo-nodejs] crash_loop liveness_probe",
         "Pod default/mypod[sh] crash_loop oom_killed",
         "Pod prophet-resource-qa312/pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw[predictor] container_config read_only_fs",
@@ -214,7 +215,7 @@ fn metrics_output_is_openmetrics_with_the_documented_families() {
         "kube_lifecycle_container_image_pull_backoff_since_timestamp_seconds{namespace=\"env30\",pod=\"alert-engine-alert-engine-54fd454f64-clbd7\",container=\"filebeat\",owner_kind=\"\",owner_name=\"\",node=\"m7-power-k8s03\",image=\"172.27.129.211:35000/filebeat-with-module:6.0.0\",registry=\"172.27.129.211:35000\",cause=\"qps_exceeded\"}"
     ));
     assert!(text.contains("kube_lifecycle_namespace_remaining_finalizers{namespace=\"legacy-app\",finalizer=\"kubernetes.io/pvc-protection\"} 1"));
-    assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",reason=\"insufficient_pods\"} 3"));
+    assert!(text.contains("kube_lifecycle_pod_pending_reason{namespace=\"default\",pod=\"report-builder-5f7b9c6d4-2mzvq\",owner_kind=\"\",owner_name=\"\",reason=\"insufficient_pods\"} 3"));
     // What a refusal names, as labels; empty where it names nothing.
     assert!(text.contains("kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds{namespace=\"billing\",owner_kind=\"ReplicaSet\",owner_name=\"invoice-6d5f7c9b8\",deployment=\"invoice\",cause=\"quota_exceeded\",quota=\"billing-compute\",resource=\"limits.memory\",webhook=\"\",pod_security_level=\"\"} 1717191901.0"), "{text}");
     assert!(text.contains("kube_lifecycle_workload_pod_create_refused_missing_pods{namespace=\"payments\",owner_kind=\"ReplicaSet\",owner_name=\"api-7b9c5d6f4\",cause=\"webhook_unreachable\"} 2"), "{text}");

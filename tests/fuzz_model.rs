@@ -39,6 +39,7 @@ fn account(delta: isize) {
     });
 }
 
+#[allow(unsafe_code)] // a global allocator is an unsafe trait
 // SAFETY: every call is forwarded to the system allocator unchanged.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {

@@ -15,6 +15,7 @@ const PODS: usize = 2_000;
 const ANNOTATION_BYTES: usize = 32 * 1024;
 
 /// Peak resident set of the largest child waited for so far, in bytes.
+#[allow(unsafe_code)] // getrusage, through libc
 fn children_peak_rss() -> u64 {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes a whole rusage into the pointer it is given.

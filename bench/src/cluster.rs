@@ -30,9 +30,10 @@ const PODS_PER_NAMESPACE: usize = 300;
 const PODS_PER_REPLICASET: usize = 10;
 
 /// What the generated cluster is going through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Profile {
     /// About 3% of the pods anomalous.
+    #[default]
     Healthy,
     /// A third of the nodes lost and a registry refusing pulls.
     Storm,
@@ -243,125 +244,12 @@ pub fn pod(i: usize, nodes: usize) -> Value {
 
 /// [`pod`] in a profile.
 pub fn pod_profile(i: usize, nodes: usize, profile: Profile) -> Value {
-    let rs = i / PODS_PER_REPLICASET;
-    let ns = namespace_name(i / PODS_PER_NAMESPACE);
-    let app = format!("app-{rs}");
-    let stateful = rs % 10 == 9;
-    let (name, owner) = if stateful {
-        (
-            format!("{app}-{}", i % PODS_PER_REPLICASET),
-            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": app, "uid": format!("sts-{rs}"),
-                   "controller": true, "blockOwnerDeletion": true}),
-        )
-    } else {
-        (
-            format!("{app}-5f7b9c6d4-{i:06x}"),
-            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-5f7b9c6d4"),
-                   "uid": format!("rs-{rs}"), "controller": true, "blockOwnerDeletion": true}),
-        )
-    };
-    let node = format!("node-{:05}", i % nodes);
+    let app = format!("app-{}", i / PODS_PER_REPLICASET);
     let image = image_of(i);
-    let sidecar = "docker.io/envoyproxy/envoy:v1.30.2";
-    let fields = |manager: &str, fields: Value| {
-        json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
-               "time": "2024-06-01T08:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields})
-    };
-    let mut pod = json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {
-            "name": name, "namespace": ns, "uid": format!("8d2c5e7a-0000-4000-8000-{i:012}"),
-            "generateName": format!("{app}-5f7b9c6d4-"),
-            "creationTimestamp": "2024-06-01T08:00:00Z",
-            "labels": {"app": app, "pod-template-hash": "5f7b9c6d4", "team": format!("team-{}", i % 40),
-                       "app.kubernetes.io/name": app, "app.kubernetes.io/part-of": "shop", "version": "1.4.2"},
-            "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "8080",
-                            "kubectl.kubernetes.io/restartedAt": "2024-05-30T11:02:13Z",
-                            "checksum/config": "4f9d2b7d0c3e8a61f5b2c9d7e1a04b3c8f6e2d1a9b7c5e3f1d0a2b4c6e8f0a1b"},
-            "ownerReferences": [owner],
-            "managedFields": [
-                fields("kube-controller-manager", json!({"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, "f:team": {}},
-                    "f:ownerReferences": {".": {}, "k:{\"uid\":\"x\"}": {}}},
-                    "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:env": {".": {}, "k:{\"name\":\"LOG_LEVEL\"}": {".": {}, "f:name": {}, "f:value": {}}},
-                        "f:image": {}, "f:imagePullPolicy": {}, "f:livenessProbe": {".": {}, "f:httpGet": {".": {}, "f:path": {}, "f:port": {}}},
-                        "f:name": {}, "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}},
-                        "f:resources": {".": {}, "f:limits": {".": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}},
-                        "f:volumeMounts": {".": {}, "k:{\"mountPath\":\"/etc/app\"}": {".": {}, "f:mountPath": {}, "f:name": {}}}},
-                        "k:{\"name\":\"envoy\"}": {".": {}, "f:image": {}, "f:name": {}}},
-                        "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {},
-                        "f:securityContext": {}, "f:terminationGracePeriodSeconds": {}, "f:volumes": {".": {}, "k:{\"name\":\"config\"}": {".": {}, "f:configMap": {}, "f:name": {}}}}})),
-                fields("kube-scheduler", json!({"f:status": {"f:conditions": {".": {}, "k:{\"type\":\"PodScheduled\"}": {".": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}}}})),
-                fields("kubelet", json!({"f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
-                    "k:{\"type\":\"Initialized\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
-                    "k:{\"type\":\"Ready\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}},
-                    "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:podIPs": {".": {}, "k:{\"ip\":\"10.1.2.3\"}": {".": {}, "f:ip": {}}}, "f:startTime": {}}})),
-            ]
-        },
-        "spec": {
-            "nodeName": node, "serviceAccountName": "default", "schedulerName": "default-scheduler",
-            "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
-            "priority": 0, "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority",
-            "securityContext": {"runAsNonRoot": true, "fsGroup": 2000},
-            "tolerations": [
-                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
-            "initContainers": [
-                {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36", "imagePullPolicy": "IfNotPresent",
-                 "command": ["sh", "-c", "until nc -z db.shop.svc.cluster.local 5432; do echo waiting for db; sleep 2; done"],
-                 "resources": {"limits": {"memory": "32Mi"}, "requests": {"cpu": "10m", "memory": "16Mi"}},
-                 "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
-                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
-            "containers": [
-                {"name": "app", "image": image, "imagePullPolicy": "IfNotPresent",
-                 "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
-                 "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "HTTP_PORT", "value": "8080"},
-                         {"name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://otel-collector.observability.svc.cluster.local:4317"},
-                         {"name": "OTEL_SERVICE_NAME", "value": app}, {"name": "GOMAXPROCS", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1"}}}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-                         {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
-                         {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "db", "key": "url"}}}],
-                 "resources": {"limits": {"memory": "512Mi"}, "requests": {"cpu": "250m", "memory": "256Mi"}},
-                 "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 10, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
-                 "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 5, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
-                 "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}, {"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
-                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"},
-                {"name": "envoy", "image": sidecar, "imagePullPolicy": "IfNotPresent",
-                 "args": ["--config-path", "/etc/envoy/envoy.yaml", "--log-level", "warn"],
-                 "resources": {"limits": {"memory": "256Mi"}, "requests": {"cpu": "50m", "memory": "64Mi"}},
-                 "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
-                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
-            "volumes": [
-                {"name": "config", "configMap": {"name": format!("{app}-config"), "defaultMode": 420}},
-                {"name": "kube-api-access-x7q2z", "projected": {"defaultMode": 420, "sources": [
-                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-                    {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-                    {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}]}}]
-        },
-        "status": {
-            "phase": "Running", "hostIP": format!("10.0.{}.{}", (i % nodes) / 256, (i % nodes) % 256),
-            "podIP": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256),
-            "podIPs": [{"ip": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256)}],
-            "qosClass": "Burstable", "startTime": "2024-06-01T08:00:01Z",
-            "conditions": [
-                {"type": "Initialized", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:01Z"},
-                {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
-                {"type": "ContainersReady", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
-                {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:00Z"}],
-            "initContainerStatuses": [
-                {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36",
-                 "imageID": "docker.io/library/busybox@sha256:768e5c6f5cb6db0794eec98dc7a967f40631746c32232b78a3105fb946f3ab83",
-                 "containerID": format!("containerd://{:064x}", i + 2), "ready": true, "restartCount": 0, "started": false,
-                 "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2024-06-01T08:00:01Z",
-                                          "finishedAt": "2024-06-01T08:00:03Z", "containerID": format!("containerd://{:064x}", i + 2)}},
-                 "lastState": {}}],
-            "containerStatuses": [
-                {"name": "app", "image": image, "imageID": format!("{image}@sha256:9b2a1c3d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcdef"),
-                 "containerID": format!("containerd://{:064x}", i), "ready": true, "restartCount": 0, "started": true,
-                 "state": {"running": {"startedAt": "2024-06-01T08:00:05Z"}}, "lastState": {}},
-                {"name": "envoy", "image": sidecar, "imageID": format!("{sidecar}@sha256:1f2e3d4c5b6a79880716253443526170f1e2d3c4b5a69788796a5b4c3d2e1f00"),
-                 "containerID": format!("containerd://{:064x}", i + 1), "ready": true, "restartCount": 0, "started": true,
-                 "state": {"running": {"startedAt": "2024-06-01T08:00:04Z"}}, "lastState": {}}]
-        }
-    });
+    let mut pod = json!({"apiVersion": "v1", "kind": "Pod"});
+    pod["metadata"] = pod_metadata(i, &app);
+    pod["spec"] = pod_spec(i, nodes, &app, &image);
+    pod["status"] = pod_status(i, nodes, &image);
     if node_lost(profile, i % nodes) {
         // Evicted by the taint manager once the node was lost; no kubelet
         // confirms the containers stopped.
@@ -385,6 +273,139 @@ pub fn pod_profile(i: usize, nodes: usize, profile: Profile) -> Value {
         );
     }
     pod
+}
+
+/// The sidecar every pod runs beside its app.
+const SIDECAR_IMAGE: &str = "docker.io/envoyproxy/envoy:v1.30.2";
+
+/// Pod `i`'s metadata: its name and owner (a StatefulSet's for one
+/// application in ten, a ReplicaSet's otherwise), labels, annotations and the
+/// managed fields the API server keeps, as large as a real pod's.
+fn pod_metadata(i: usize, app: &str) -> Value {
+    let rs = i / PODS_PER_REPLICASET;
+    let ns = namespace_name(i / PODS_PER_NAMESPACE);
+    let stateful = rs % 10 == 9;
+    let (name, owner) = if stateful {
+        (
+            format!("{app}-{}", i % PODS_PER_REPLICASET),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": app, "uid": format!("sts-{rs}"),
+                   "controller": true, "blockOwnerDeletion": true}),
+        )
+    } else {
+        (
+            format!("{app}-5f7b9c6d4-{i:06x}"),
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-5f7b9c6d4"),
+                   "uid": format!("rs-{rs}"), "controller": true, "blockOwnerDeletion": true}),
+        )
+    };
+    let fields = |manager: &str, fields: Value| {
+        json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
+               "time": "2024-06-01T08:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields})
+    };
+    json!({
+        "name": name, "namespace": ns, "uid": format!("8d2c5e7a-0000-4000-8000-{i:012}"),
+        "generateName": format!("{app}-5f7b9c6d4-"),
+        "creationTimestamp": "2024-06-01T08:00:00Z",
+        "labels": {"app": app, "pod-template-hash": "5f7b9c6d4", "team": format!("team-{}", i % 40),
+                   "app.kubernetes.io/name": app, "app.kubernetes.io/part-of": "shop", "version": "1.4.2"},
+        "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "8080",
+                        "kubectl.kubernetes.io/restartedAt": "2024-05-30T11:02:13Z",
+                        "checksum/config": "4f9d2b7d0c3e8a61f5b2c9d7e1a04b3c8f6e2d1a9b7c5e3f1d0a2b4c6e8f0a1b"},
+        "ownerReferences": [owner],
+        "managedFields": [
+            fields("kube-controller-manager", json!({"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, "f:team": {}},
+                "f:ownerReferences": {".": {}, "k:{\"uid\":\"x\"}": {}}},
+                "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:env": {".": {}, "k:{\"name\":\"LOG_LEVEL\"}": {".": {}, "f:name": {}, "f:value": {}}},
+                    "f:image": {}, "f:imagePullPolicy": {}, "f:livenessProbe": {".": {}, "f:httpGet": {".": {}, "f:path": {}, "f:port": {}}},
+                    "f:name": {}, "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}},
+                    "f:resources": {".": {}, "f:limits": {".": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}},
+                    "f:volumeMounts": {".": {}, "k:{\"mountPath\":\"/etc/app\"}": {".": {}, "f:mountPath": {}, "f:name": {}}}},
+                    "k:{\"name\":\"envoy\"}": {".": {}, "f:image": {}, "f:name": {}}},
+                    "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {},
+                    "f:securityContext": {}, "f:terminationGracePeriodSeconds": {}, "f:volumes": {".": {}, "k:{\"name\":\"config\"}": {".": {}, "f:configMap": {}, "f:name": {}}}}})),
+            fields("kube-scheduler", json!({"f:status": {"f:conditions": {".": {}, "k:{\"type\":\"PodScheduled\"}": {".": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}}}})),
+            fields("kubelet", json!({"f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                "k:{\"type\":\"Initialized\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                "k:{\"type\":\"Ready\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}},
+                "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:podIPs": {".": {}, "k:{\"ip\":\"10.1.2.3\"}": {".": {}, "f:ip": {}}}, "f:startTime": {}}})),
+        ]
+    })
+}
+
+/// Pod `i`'s spec: on its node, an init container, the app and its sidecar,
+/// with the volumes, probes and environment a real deployment has.
+fn pod_spec(i: usize, nodes: usize, app: &str, image: &str) -> Value {
+    let node = format!("node-{:05}", i % nodes);
+    let sidecar = SIDECAR_IMAGE;
+    json!({
+        "nodeName": node, "serviceAccountName": "default", "schedulerName": "default-scheduler",
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
+        "priority": 0, "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority",
+        "securityContext": {"runAsNonRoot": true, "fsGroup": 2000},
+        "tolerations": [
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+        "initContainers": [
+            {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36", "imagePullPolicy": "IfNotPresent",
+             "command": ["sh", "-c", "until nc -z db.shop.svc.cluster.local 5432; do echo waiting for db; sleep 2; done"],
+             "resources": {"limits": {"memory": "32Mi"}, "requests": {"cpu": "10m", "memory": "16Mi"}},
+             "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+             "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
+        "containers": [
+            {"name": "app", "image": image, "imagePullPolicy": "IfNotPresent",
+             "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+             "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "HTTP_PORT", "value": "8080"},
+                     {"name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://otel-collector.observability.svc.cluster.local:4317"},
+                     {"name": "OTEL_SERVICE_NAME", "value": app}, {"name": "GOMAXPROCS", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1"}}}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+                     {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
+                     {"name": "DATABASE_URL", "valueFrom": {"secretKeyRef": {"name": "db", "key": "url"}}}],
+             "resources": {"limits": {"memory": "512Mi"}, "requests": {"cpu": "250m", "memory": "256Mi"}},
+             "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 10, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
+             "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 5, "timeoutSeconds": 1, "failureThreshold": 3, "successThreshold": 1},
+             "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}, {"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+             "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"},
+            {"name": "envoy", "image": sidecar, "imagePullPolicy": "IfNotPresent",
+             "args": ["--config-path", "/etc/envoy/envoy.yaml", "--log-level", "warn"],
+             "resources": {"limits": {"memory": "256Mi"}, "requests": {"cpu": "50m", "memory": "64Mi"}},
+             "volumeMounts": [{"name": "kube-api-access-x7q2z", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+             "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}],
+        "volumes": [
+            {"name": "config", "configMap": {"name": format!("{app}-config"), "defaultMode": 420}},
+            {"name": "kube-api-access-x7q2z", "projected": {"defaultMode": 420, "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+                {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}]}}]
+    })
+}
+
+/// Pod `i`'s status: Running and Ready, every container started.
+fn pod_status(i: usize, nodes: usize, image: &str) -> Value {
+    let sidecar = SIDECAR_IMAGE;
+    json!({
+        "phase": "Running", "hostIP": format!("10.0.{}.{}", (i % nodes) / 256, (i % nodes) % 256),
+        "podIP": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256),
+        "podIPs": [{"ip": format!("10.{}.{}.{}", 100 + i / 65536 % 100, i / 256 % 256, i % 256)}],
+        "qosClass": "Burstable", "startTime": "2024-06-01T08:00:01Z",
+        "conditions": [
+            {"type": "Initialized", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:01Z"},
+            {"type": "Ready", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
+            {"type": "ContainersReady", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:09Z"},
+            {"type": "PodScheduled", "status": "True", "lastProbeTime": null, "lastTransitionTime": "2024-06-01T08:00:00Z"}],
+        "initContainerStatuses": [
+            {"name": "wait-for-db", "image": "docker.io/library/busybox:1.36",
+             "imageID": "docker.io/library/busybox@sha256:768e5c6f5cb6db0794eec98dc7a967f40631746c32232b78a3105fb946f3ab83",
+             "containerID": format!("containerd://{:064x}", i + 2), "ready": true, "restartCount": 0, "started": false,
+             "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2024-06-01T08:00:01Z",
+                                      "finishedAt": "2024-06-01T08:00:03Z", "containerID": format!("containerd://{:064x}", i + 2)}},
+             "lastState": {}}],
+        "containerStatuses": [
+            {"name": "app", "image": image, "imageID": format!("{image}@sha256:9b2a1c3d4e5f60718293a4b5c6d7e8f90123456789abcdef0123456789abcdef"),
+             "containerID": format!("containerd://{:064x}", i), "ready": true, "restartCount": 0, "started": true,
+             "state": {"running": {"startedAt": "2024-06-01T08:00:05Z"}}, "lastState": {}},
+            {"name": "envoy", "image": sidecar, "imageID": format!("{sidecar}@sha256:1f2e3d4c5b6a79880716253443526170f1e2d3c4b5a69788796a5b4c3d2e1f00"),
+             "containerID": format!("containerd://{:064x}", i + 1), "ready": true, "restartCount": 0, "started": true,
+             "state": {"running": {"startedAt": "2024-06-01T08:00:04Z"}}, "lastState": {}}]
+    })
 }
 
 fn waiting(pod: &mut Value, reason: &str, message: &str) {

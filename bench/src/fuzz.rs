@@ -301,21 +301,7 @@ pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
                 let end = (start + 1 + rng.below(64)).min(len);
                 data.drain(start..end);
             }
-            4 if len > 1 => {
-                // Repeat a piece: deep nesting, long lists, long names.
-                let start = rng.below(len);
-                let end = (start + 1 + rng.below(256)).min(len);
-                let piece = data[start..end].to_vec();
-                let times = 1 + rng.below(8);
-                let at = rng.below(len + 1);
-                let repeated: Vec<u8> = piece
-                    .iter()
-                    .copied()
-                    .cycle()
-                    .take(piece.len() * times)
-                    .collect();
-                data.splice(at..at, repeated);
-            }
+            4 if len > 1 => repeat_a_piece(rng, &mut data),
             5 | 6 => {
                 let token = DICTIONARY[rng.below(DICTIONARY.len())].as_bytes();
                 let at = rng.below(len + 1);
@@ -327,50 +313,72 @@ pub fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
                 let at = rng.below(len + 1);
                 data.splice(at..at, other[start..end].iter().copied());
             }
-            8 if len > 0 => {
-                // Replace a number-like run of digits by a limit.
-                let i = rng.below(len);
-                if let Some(p) = data[i..].iter().position(u8::is_ascii_digit) {
-                    let start = i + p;
-                    let end = start
-                        + data[start..]
-                            .iter()
-                            .take_while(|b| b.is_ascii_digit())
-                            .count();
-                    let limit = [
-                        "4294967295",
-                        "9223372036854775807",
-                        "99999999999999999999",
-                        "-1",
-                        "0",
-                    ][rng.below(5)];
-                    data.splice(start..end, limit.bytes());
-                }
-            }
+            8 if len > 0 => replace_a_number(rng, &mut data),
             9 if len > 0 => {
                 let i = rng.below(len);
                 data.insert(i, (rng.next_u64() & 0xff) as u8);
             }
-            _ => {
-                // Swap two lines: keys out of order, items moved.
-                let lines: Vec<usize> = data
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b == b'\n')
-                    .map(|(i, _)| i)
-                    .collect();
-                if lines.len() >= 3 {
-                    let a = rng.below(lines.len() - 1);
-                    let (s, e) = (lines[a] + 1, lines[a + 1] + 1);
-                    let line = data[s..e].to_vec();
-                    data.drain(s..e);
-                    let to = lines[rng.below(lines.len() - 1)].min(data.len());
-                    data.splice(to..to, line);
-                }
-            }
+            _ => move_a_line(rng, &mut data),
         }
     }
     // Inputs stay small, so millions of them run in minutes.
     data.truncate(64 * 1024);
     data
+}
+
+/// Repeats a piece of `data` a few times somewhere in it: deep nesting, long
+/// lists, long names. `data` holds two bytes or more.
+fn repeat_a_piece(rng: &mut Rng, data: &mut Vec<u8>) {
+    let len = data.len();
+    let start = rng.below(len);
+    let end = (start + 1 + rng.below(256)).min(len);
+    let piece = data[start..end].to_vec();
+    let times = 1 + rng.below(8);
+    let at = rng.below(len + 1);
+    let repeated: Vec<u8> = piece
+        .iter()
+        .copied()
+        .cycle()
+        .take(piece.len() * times)
+        .collect();
+    data.splice(at..at, repeated);
+}
+
+/// Replaces a number-like run of digits by a limit. `data` is not empty.
+fn replace_a_number(rng: &mut Rng, data: &mut Vec<u8>) {
+    let i = rng.below(data.len());
+    if let Some(p) = data[i..].iter().position(u8::is_ascii_digit) {
+        let start = i + p;
+        let end = start
+            + data[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+        let limit = [
+            "4294967295",
+            "9223372036854775807",
+            "99999999999999999999",
+            "-1",
+            "0",
+        ][rng.below(5)];
+        data.splice(start..end, limit.bytes());
+    }
+}
+
+/// Moves a line elsewhere: keys out of order, items moved.
+fn move_a_line(rng: &mut Rng, data: &mut Vec<u8>) {
+    let lines: Vec<usize> = data
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i)
+        .collect();
+    if lines.len() >= 3 {
+        let a = rng.below(lines.len() - 1);
+        let (s, e) = (lines[a] + 1, lines[a + 1] + 1);
+        let line = data[s..e].to_vec();
+        data.drain(s..e);
+        let to = lines[rng.below(lines.len() - 1)].min(data.len());
+        data.splice(to..to, line);
+    }
 }

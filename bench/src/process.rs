@@ -6,15 +6,23 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use fake_apiserver::FakeApiServer;
+use tempfile::TempDir;
 
 pub struct ExporterProcess {
     child: Child,
     base: String,
     http: reqwest::Client,
+    /// The kubeconfig the exporter was started with, removed with it.
+    _kubeconfig: TempDir,
 }
 
 impl ExporterProcess {
-    pub fn start(binary: &Path, kubeconfig: &Path) -> Result<Self> {
+    /// Starts `binary` watching `server`, through a kubeconfig of its own.
+    pub fn against(binary: &Path, server: &FakeApiServer) -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let kubeconfig = dir.path().join("kubeconfig");
+        server.write_kubeconfig(&kubeconfig)?;
         let mut child = Command::new(binary)
             .args([
                 "serve",
@@ -24,7 +32,7 @@ impl ExporterProcess {
                 "json",
                 "--kubeconfig",
             ])
-            .arg(kubeconfig)
+            .arg(&kubeconfig)
             .env_remove("RUST_LOG")
             // glibc's defaults, as in the container image.
             .env_remove("GLIBC_TUNABLES")
@@ -61,6 +69,7 @@ impl ExporterProcess {
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(120))
                 .build()?,
+            _kubeconfig: dir,
         })
     }
 

@@ -51,22 +51,8 @@ pub struct SoakReport {
 
 pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
     eprintln!("[soak, {} pods] generating the cluster", config.pods);
-    let server = FakeApiServer::start().await?;
-    // Enough history for the exporter to resume after a slow moment, not so
-    // much that the benchmark's own memory grows for an hour.
-    server.set_history_limit(config.rate * 120 + 10_000);
-    let mut nodes = 0;
-    for object in cluster::others_profile(config.pods, Profile::Healthy) {
-        nodes += usize::from(object["kind"] == "Node");
-        server.apply(object);
-    }
-    for i in 0..config.pods {
-        server.apply(cluster::pod(i, nodes));
-    }
-    let dir = tempfile::tempdir()?;
-    let kubeconfig = dir.path().join("kubeconfig");
-    server.write_kubeconfig(&kubeconfig)?;
-    let process = ExporterProcess::start(&config.exporter, &kubeconfig)?;
+    let (server, nodes) = serve_healthy_cluster(config).await?;
+    let process = ExporterProcess::against(&config.exporter, &server)?;
     process.wait_ready(Duration::from_secs(1800)).await?;
     tokio::time::sleep(Duration::from_secs(3)).await;
     let synced_rss = process.rss()?;
@@ -77,8 +63,13 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
         config.duration.as_secs()
     );
 
-    let mut generation = vec![0usize; config.pods];
-    let mut events: VecDeque<(String, String)> = VecDeque::new();
+    let mut churn = Churn {
+        server: &server,
+        pods: config.pods,
+        nodes,
+        generation: vec![0usize; config.pods],
+        events: VecDeque::new(),
+    };
     let mut samples = vec![SoakSample {
         seconds: 0.0,
         changes: 0,
@@ -92,42 +83,7 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
     while start.elapsed() < config.duration {
         tick.tick().await;
         for _ in 0..per_tick {
-            let i = (sent * 7919) % config.pods;
-            match sent % 10 {
-                0 => {
-                    // A rollout's new pod replaces the old.
-                    let old = cluster::pod_generation(i, nodes, generation[i]);
-                    let meta = &old["metadata"];
-                    server.delete(
-                        "v1",
-                        "Pod",
-                        meta["namespace"].as_str(),
-                        meta["name"].as_str().unwrap_or_default(),
-                    );
-                    generation[i] += 1;
-                    server.apply(cluster::pod_generation(i, nodes, generation[i]));
-                }
-                5 => {
-                    let pod = cluster::pod_generation(i, nodes, generation[i]);
-                    let event = cluster::probe_warning(&pod, sent);
-                    let meta = &event["metadata"];
-                    events.push_back((
-                        meta["namespace"].as_str().unwrap_or_default().to_string(),
-                        meta["name"].as_str().unwrap_or_default().to_string(),
-                    ));
-                    server.apply(event);
-                    if events.len() > EVENTS_KEPT
-                        && let Some((ns, name)) = events.pop_front()
-                    {
-                        server.delete("v1", "Event", Some(&ns), &name);
-                    }
-                }
-                _ => {
-                    let mut pod = cluster::pod_generation(i, nodes, generation[i]);
-                    pod["metadata"]["annotations"]["bench/revision"] = json!(sent.to_string());
-                    server.apply(pod);
-                }
-            }
+            churn.change(sent);
             sent += 1;
         }
         if start.elapsed() >= next_sample {
@@ -155,6 +111,79 @@ pub async fn soak(config: &SoakConfig) -> Result<SoakReport> {
         synced_rss,
         samples,
     })
+}
+
+/// The fake API server holding a healthy cluster of `config.pods` pods, and
+/// how many nodes it has.
+async fn serve_healthy_cluster(config: &SoakConfig) -> Result<(FakeApiServer, usize)> {
+    let server = FakeApiServer::start().await?;
+    // Enough history for the exporter to resume after a slow moment, not so
+    // much that the benchmark's own memory grows for an hour.
+    server.set_history_limit(config.rate * 120 + 10_000);
+    let mut nodes = 0;
+    for object in cluster::others_profile(config.pods, Profile::Healthy) {
+        nodes += usize::from(object["kind"] == "Node");
+        server.apply(object);
+    }
+    for i in 0..config.pods {
+        server.apply(cluster::pod(i, nodes));
+    }
+    Ok((server, nodes))
+}
+
+/// The soak's changes to the served cluster, and what they need to remember.
+struct Churn<'a> {
+    server: &'a FakeApiServer,
+    pods: usize,
+    nodes: usize,
+    /// Each pod's incarnation: how many times a rollout replaced it.
+    generation: Vec<usize>,
+    /// The warnings sent and not yet deleted, oldest first (namespace, name).
+    events: VecDeque<(String, String)>,
+}
+
+impl Churn<'_> {
+    /// The `sent`th change: of every ten, a pod replaced by a new one, a new
+    /// warning, and eight status updates.
+    fn change(&mut self, sent: usize) {
+        let (server, nodes) = (self.server, self.nodes);
+        let i = (sent * 7919) % self.pods;
+        match sent % 10 {
+            0 => {
+                // A rollout's new pod replaces the old.
+                let old = cluster::pod_generation(i, nodes, self.generation[i]);
+                let meta = &old["metadata"];
+                server.delete(
+                    "v1",
+                    "Pod",
+                    meta["namespace"].as_str(),
+                    meta["name"].as_str().unwrap_or_default(),
+                );
+                self.generation[i] += 1;
+                server.apply(cluster::pod_generation(i, nodes, self.generation[i]));
+            }
+            5 => {
+                let pod = cluster::pod_generation(i, nodes, self.generation[i]);
+                let event = cluster::probe_warning(&pod, sent);
+                let meta = &event["metadata"];
+                self.events.push_back((
+                    meta["namespace"].as_str().unwrap_or_default().to_string(),
+                    meta["name"].as_str().unwrap_or_default().to_string(),
+                ));
+                server.apply(event);
+                if self.events.len() > EVENTS_KEPT
+                    && let Some((ns, name)) = self.events.pop_front()
+                {
+                    server.delete("v1", "Event", Some(&ns), &name);
+                }
+            }
+            _ => {
+                let mut pod = cluster::pod_generation(i, nodes, self.generation[i]);
+                pod["metadata"]["annotations"]["bench/revision"] = json!(sent.to_string());
+                server.apply(pod);
+            }
+        }
+    }
 }
 
 impl SoakReport {

@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use kube_lifecycle_exporter::cli::kubectl_plugin::{PluginCli, PluginCommand, run};
-use kube_lifecycle_exporter::cli::runbook;
-use kube_lifecycle_exporter::output::terminal;
+use kube_lifecycle_exporter::cli::{exit_code, runbook};
 
 fn main() -> ExitCode {
     let cli = PluginCli::parse();
@@ -19,13 +18,5 @@ fn main() -> ExitCode {
             PluginCommand::Diagnose(args) => rt.block_on(run(*args)),
             PluginCommand::Runbook(args) => runbook::run(&args),
         });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            // An error may quote what the cluster returned.
-            let message = format!("kubectl lifecycle: {err:#}");
-            eprintln!("{}", terminal::visible(&message));
-            ExitCode::FAILURE
-        }
-    }
+    exit_code("kubectl lifecycle", result)
 }

@@ -8,10 +8,13 @@ mod report;
 pub mod runbook;
 pub mod serve;
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnosis::Settings;
+use crate::output::terminal;
 
 /// Without a subcommand the exporter serves (`serve` is the default).
 #[derive(Debug, Parser)]
@@ -44,6 +47,20 @@ pub enum Command {
     Runbook(runbook::RunbookArgs),
     /// Print the catalogue: every anomaly family, cause, metric and alert, as JSON (read by the mixin) or as the documentation's tables.
     Catalogue(catalogue::CatalogueArgs),
+}
+
+/// How a binary ends: successfully, or with `program: ` and the error on
+/// standard error, its characters made visible (an error may quote names and
+/// values from the input, or what the cluster returned).
+pub fn exit_code(program: &str, result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let message = format!("{program}: {err:#}");
+            eprintln!("{}", terminal::visible(&message));
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// What `diagnose`'s runbook column names: the `runbook` command.

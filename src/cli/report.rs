@@ -1,5 +1,5 @@
 //! What the offline commands print: findings in the format asked for, on
-//! standard output.
+//! standard output, and how anything is written there.
 
 use std::io::Write;
 
@@ -38,6 +38,11 @@ pub(super) fn print(
         // validate as the API server does.
         Format::Metrics => terminal::visible_lines(&output::metrics::render(findings)).into_owned(),
     };
+    write_stdout(&text, "writing the output")
+}
+
+/// Writes `text` to standard output; `doing` says what failed if it does.
+pub(super) fn write_stdout(text: &str, doing: &'static str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -45,6 +50,6 @@ pub(super) fn print(
     {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the output"),
+        other => other.context(doing),
     }
 }

@@ -1,10 +1,9 @@
 //! `runbook [ALERT]`: prints an alert's runbook, embedded in the binary, so the
 //! table's runbook column names something that works wherever the binary runs.
 
-use std::io::Write;
+use anyhow::{Result, bail};
 
-use anyhow::{Context, Result, bail};
-
+use super::report::write_stdout;
 use crate::diagnosis::Runbook;
 
 #[derive(Debug, clap::Args)]
@@ -43,16 +42,7 @@ fn text(args: &RunbookArgs) -> Result<String> {
 }
 
 pub fn run(args: &RunbookArgs) -> Result<()> {
-    let text = text(args)?;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        // `| head` closing the pipe is the reader's choice.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing the runbook"),
-    }
+    write_stdout(&text(args)?, "writing the runbook")
 }
 
 #[cfg(test)]

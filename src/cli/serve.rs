@@ -1,14 +1,18 @@
 //! `serve`: watch the cluster (or load a file) and serve HTTP until a signal.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use axum::Router;
 use axum::serve::ListenerExt;
 use jiff::SignedDuration;
 use kube::Client;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 
+use crate::diagnosis::Settings;
 use crate::output::RunbookLinks;
 use crate::server::web_config::WebSecurity;
 use crate::server::{App, Source, basic_auth, tls};
@@ -177,57 +181,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         None => None,
     };
     let settings = args.thresholds.settings();
-    let mut watchers = Vec::new();
-    let (live, source) = match &args.from_file {
+    let (live, source, watchers) = match &args.from_file {
         Some(path) => {
-            let (label, loaded) = super::diagnose::load_input(path)?;
-            tracing::info!(file = %label, "{}", loaded.summary());
-            // When the file was written says when it was taken, unless it carries
-            // its own `now` (then the page's "judged at" says it).
-            let written = std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| jiff::Timestamp::try_from(t).ok())
-                .filter(|_| loaded.now.is_none());
-            (
-                Arc::new(LiveState::from_cluster(
-                    loaded.cluster,
-                    settings,
-                    loaded.now,
-                )),
-                Source::File {
-                    name: label,
-                    written,
-                },
-            )
+            let (live, source) = load_file(path, settings)?;
+            (live, source, Vec::new())
         }
-        None => {
-            let shard = args.shard()?;
-            let (client, url) = kube_client(&args).await?;
-            let options = WatchOptions {
-                namespaces: args.namespaces.clone(),
-                exclude_namespaces: args.exclude_namespaces.clone(),
-                shard,
-                watch_timeout: Some(args.watch_timeout),
-                relist_interval: args.relist_interval,
-            };
-            let live = Arc::new(
-                LiveState::new(settings, watch::plan(&options))
-                    .sharded(shard, watch::follows_namespaces(&options)),
-            );
-            tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, shard = %shard, "watching");
-            watchers = watch::spawn_all(client, live.clone(), &options);
-            let pruned = live.clone();
-            let max_age = args.event_max_age;
-            watchers.push(tokio::spawn(async move {
-                let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
-                loop {
-                    every.tick().await;
-                    pruned.prune_events(max_age);
-                }
-            }));
-            (live, Source::Cluster(url))
-        }
+        None => watch_cluster(&args, settings).await?,
     };
 
     let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
@@ -235,53 +194,120 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
-    let address = listener.local_addr()?;
-    let router = app.router();
-    match security {
-        None => {
-            tracing::info!(%address, scheme = "http", "serving /metrics");
-            axum::serve(listener, router)
-                .with_graceful_shutdown(shutdown_signal())
-                .await
-        }
-        Some(security) => {
-            let config = security.current();
-            let router = basic_auth::protect(router, security.clone());
-            let users = config.users.len();
-            match &config.tls {
-                Some(tls) => {
-                    tracing::info!(
-                        %address,
-                        scheme = "https",
-                        client_auth = %tls.client_auth,
-                        min_version = %tls.min_version,
-                        max_version = %tls.max_version,
-                        http2 = config.http2,
-                        basic_auth_users = users,
-                        "serving /metrics"
-                    );
-                    let listener = tls::TlsListener::new(listener, security)?;
-                    axum::serve(listener, router)
-                        .with_graceful_shutdown(shutdown_signal())
-                        .await
-                }
-                None => {
-                    tracing::info!(%address, scheme = "http", basic_auth_users = users, "serving /metrics");
-                    // Plain HTTP: the file's changes are looked for on each connection.
-                    let listener = listener.tap_io(move |_| security.refresh());
-                    axum::serve(listener, router)
-                        .with_graceful_shutdown(shutdown_signal())
-                        .await
-                }
-            }
-        }
-    }
-    .context("serving HTTP")?;
+    serve_http(listener, app.router(), security).await?;
     for watcher in watchers {
         watcher.abort();
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// `--from-file`: the dump's model, served as it is.
+fn load_file(path: &Path, settings: Settings) -> Result<(Arc<LiveState>, Source)> {
+    let (label, loaded) = super::diagnose::load_input(path)?;
+    tracing::info!(file = %label, "{}", loaded.summary());
+    // When the file was written says when it was taken, unless it carries
+    // its own `now` (then the page's "judged at" says it).
+    let written = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| jiff::Timestamp::try_from(t).ok())
+        .filter(|_| loaded.now.is_none());
+    Ok((
+        Arc::new(LiveState::from_cluster(
+            loaded.cluster,
+            settings,
+            loaded.now,
+        )),
+        Source::File {
+            name: label,
+            written,
+        },
+    ))
+}
+
+/// The watches of the cluster (or of this exporter's shard of it) started,
+/// with the task that forgets old warning events.
+async fn watch_cluster(
+    args: &ServeArgs,
+    settings: Settings,
+) -> Result<(Arc<LiveState>, Source, Vec<JoinHandle<()>>)> {
+    let shard = args.shard()?;
+    let (client, url) = kube_client(args).await?;
+    let options = WatchOptions {
+        namespaces: args.namespaces.clone(),
+        exclude_namespaces: args.exclude_namespaces.clone(),
+        shard,
+        watch_timeout: Some(args.watch_timeout),
+        relist_interval: args.relist_interval,
+    };
+    let live = Arc::new(
+        LiveState::new(settings, watch::plan(&options))
+            .sharded(shard, watch::follows_namespaces(&options)),
+    );
+    tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, shard = %shard, "watching");
+    let mut watchers = watch::spawn_all(client, live.clone(), &options);
+    watchers.push(prune_events_every_minute(live.clone(), args.event_max_age));
+    Ok((live, Source::Cluster(url), watchers))
+}
+
+/// Forgets warning events older than `max_age`, once a minute.
+fn prune_events_every_minute(live: Arc<LiveState>, max_age: SignedDuration) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            live.prune_events(max_age);
+        }
+    })
+}
+
+/// Serves `router` on `listener` until a signal: plain HTTP, or as the web
+/// configuration says (basic auth, TLS).
+async fn serve_http(
+    listener: TcpListener,
+    router: Router,
+    security: Option<Arc<WebSecurity>>,
+) -> Result<()> {
+    let address = listener.local_addr()?;
+    let Some(security) = security else {
+        tracing::info!(%address, scheme = "http", "serving /metrics");
+        return axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .context("serving HTTP");
+    };
+    let config = security.current();
+    let router = basic_auth::protect(router, security.clone());
+    let users = config.users.len();
+    match &config.tls {
+        Some(tls) => {
+            tracing::info!(
+                %address,
+                scheme = "https",
+                client_auth = %tls.client_auth,
+                min_version = %tls.min_version,
+                max_version = %tls.max_version,
+                http2 = config.http2,
+                basic_auth_users = users,
+                "serving /metrics"
+            );
+            let listener = tls::TlsListener::new(listener, security)?;
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown_signal())
+                .await
+                .context("serving HTTP")
+        }
+        None => {
+            tracing::info!(%address, scheme = "http", basic_auth_users = users, "serving /metrics");
+            // Plain HTTP: the file's changes are looked for on each connection.
+            let listener = listener.tap_io(move |_| security.refresh());
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown_signal())
+                .await
+                .context("serving HTTP")
+        }
+    }
 }
 
 /// SIGTERM or SIGINT: stop accepting, let in-flight requests finish.

@@ -1,4 +1,5 @@
-//! Slim Jobs and ReplicationControllers, and what the controllers of pods
+//! Slim Jobs and ReplicationControllers, the spec and status a ReplicaSet
+//! shares with a ReplicationController, and what the controllers of pods
 //! report when the API refuses their pods: the `ReplicaFailure` condition.
 //!
 //! Only what the refused-creation diagnosis reads is kept: how many pods the
@@ -145,21 +146,29 @@ pub struct ReplicationController {
     #[serde(default, deserialize_with = "nullable")]
     pub metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
-    pub spec: ReplicationControllerSpec,
+    pub spec: ReplicasSpec,
     #[serde(default, deserialize_with = "nullable")]
     pub status: ReplicasStatus,
 }
 
+impl ReplicationController {
+    pub(crate) fn desired_replicas(&self) -> i32 {
+        self.spec.desired()
+    }
+}
+
+/// The spec of a ReplicaSet or ReplicationController, as far as it is
+/// read: how many pods it wants.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct ReplicationControllerSpec {
+pub struct ReplicasSpec {
     /// The API defaults a missing count to 1.
     #[serde(default)]
     pub replicas: Option<i32>,
 }
 
-impl ReplicationController {
-    pub(crate) fn desired_replicas(&self) -> i32 {
-        self.spec.replicas.unwrap_or(1)
+impl ReplicasSpec {
+    pub(crate) fn desired(&self) -> i32 {
+        self.replicas.unwrap_or(1)
     }
 }
 

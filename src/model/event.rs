@@ -120,28 +120,29 @@ impl From<CoreEvent> for Event {
     }
 }
 
-impl From<EventsApiEvent> for Event {
+/// The events.k8s.io shape under the core one's names. Of the times it last
+/// happened, the series' (the newer API's own field) comes before the
+/// deprecated last timestamp, where the core shape has them the other way.
+impl From<EventsApiEvent> for CoreEvent {
     fn from(e: EventsApiEvent) -> Self {
-        let first_seen = e
-            .deprecated_first_timestamp
-            .or(e.event_time)
-            .or(e.metadata.creation_timestamp);
-        let last_seen = e
-            .series
-            .last_observed_time
-            .or(e.deprecated_last_timestamp)
-            .or(e.event_time)
-            .or(first_seen);
-        Event {
-            key: ObjectKey::from(&e.metadata),
-            regarding: e.regarding,
-            warning: e.type_ == "Warning",
+        CoreEvent {
+            metadata: e.metadata,
+            involved_object: e.regarding,
+            type_: e.type_,
             reason: e.reason,
             message: e.note,
-            count: e.deprecated_count.max(e.series.count).max(1),
-            first_seen,
-            last_seen,
+            count: e.deprecated_count,
+            first_timestamp: e.deprecated_first_timestamp,
+            last_timestamp: e.series.last_observed_time.or(e.deprecated_last_timestamp),
+            event_time: e.event_time,
+            series: e.series,
         }
+    }
+}
+
+impl From<EventsApiEvent> for Event {
+    fn from(e: EventsApiEvent) -> Self {
+        Event::from(CoreEvent::from(e))
     }
 }
 
@@ -174,5 +175,16 @@ mod tests {
         assert!(a.warning);
         assert_eq!(a.count, 4);
         assert_eq!(a.last_seen.unwrap().to_string(), "2024-05-01T10:05:00Z");
+    }
+
+    #[test]
+    fn each_api_prefers_its_own_last_time() {
+        let times = r#""lastTimestamp":"2024-05-01T10:05:00Z","deprecatedLastTimestamp":"2024-05-01T10:05:00Z",
+            "series":{"count":2,"lastObservedTime":"2024-05-01T10:09:00Z"}"#;
+        let core: CoreEvent = serde_json::from_str(&format!("{{{times}}}")).unwrap();
+        let events: EventsApiEvent = serde_json::from_str(&format!("{{{times}}}")).unwrap();
+        let last = |e: Event| e.last_seen.unwrap().to_string();
+        assert_eq!(last(Event::from(core)), "2024-05-01T10:05:00Z");
+        assert_eq!(last(Event::from(events)), "2024-05-01T10:09:00Z");
     }
 }

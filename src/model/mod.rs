@@ -8,7 +8,7 @@
 //! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `controllers.rs`,
 //!   `event.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
-//! - `cluster.rs`: the cluster and its indexes, kept with `index.rs`,
+//! - `cluster/`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
 //!   `event_store.rs` (warning events by object);
 //! - `age.rs`: durations and times as the outputs print them.
@@ -39,7 +39,7 @@ mod tests;
 
 pub use cluster::Cluster;
 pub use controllers::{
-    Job, JobSpec, JobStatus, ReplicasStatus, ReplicationController, ReplicationControllerSpec,
+    Job, JobSpec, JobStatus, ReplicasSpec, ReplicasStatus, ReplicationController,
 };
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use kind::Kind;
@@ -49,7 +49,7 @@ pub use meta::{
 };
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
-pub use node::{Node, NodeSpec, NodeStatus, Readiness, TAINT_NOT_READY, TAINT_UNREACHABLE, Taint};
+pub use node::{Node, NodeSpec, NodeStatus, Readiness, Taint};
 pub(crate) use object::KindVisitor;
 pub use object::{Object, Slim};
 pub(crate) use pod::host_ports;
@@ -62,6 +62,6 @@ pub use uid::Uid;
 pub use workload::{
     Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
     DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-    PodTemplate, PodTemplateSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
-    StatefulSetStatus, Toleration,
+    PodTemplate, PodTemplateSpec, ReplicaSet, StatefulSet, StatefulSetSpec, StatefulSetStatus,
+    Toleration,
 };

@@ -47,11 +47,6 @@ fn ready_condition<'de, D: Deserializer<'de>>(
     Ok(all.into_iter().find(|c| c.type_ == "Ready"))
 }
 
-/// Taints the node lifecycle controller sets on a node it has lost contact with
-/// (pkg/controller/nodelifecycle: `node.kubernetes.io/not-ready`, `.../unreachable`).
-pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
-pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
-
 /// How the API sees a node's kubelet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Readiness {

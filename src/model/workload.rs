@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::controllers::ReplicasStatus;
+use super::controllers::{ReplicasSpec, ReplicasStatus};
 use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
 use super::pod::ContainerSpec;
 
@@ -106,20 +106,14 @@ pub struct ReplicaSet {
     #[serde(default, deserialize_with = "nullable")]
     pub metadata: Meta,
     #[serde(default, deserialize_with = "nullable")]
-    pub spec: ReplicaSetSpec,
+    pub spec: ReplicasSpec,
     #[serde(default, deserialize_with = "nullable")]
     pub status: ReplicasStatus,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct ReplicaSetSpec {
-    #[serde(default)]
-    pub replicas: Option<i32>,
-}
-
 impl ReplicaSet {
     pub(crate) fn desired_replicas(&self) -> i32 {
-        self.spec.replicas.unwrap_or(1)
+        self.spec.desired()
     }
 }
 

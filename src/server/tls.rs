@@ -145,26 +145,28 @@ fn refuse_non_empty(field: &str, value: &Option<Vec<String>>, why: &str) -> Resu
     }
 }
 
-/// Reads PEM given inline or from a file (relative to `base`); records the file
-/// in `files` so a change to it reloads the configuration.
+/// Reads the PEM `tls_server_config` gives as `{name}` (inline) or
+/// `{name}_file` (a file relative to `base`); records the file in `files` so
+/// a change to it reloads the configuration.
 fn pem_source(
+    name: &str,
     inline: &Option<String>,
     file: &Option<String>,
-    inline_field: &str,
-    file_field: &str,
     base: &Path,
     files: &mut Vec<PathBuf>,
 ) -> Result<Option<(String, Vec<u8>)>, FieldError> {
+    let inline_field = format!("tls_server_config.{name}");
+    let file_field = format!("tls_server_config.{name}_file");
     match (given(inline), given(file)) {
         (Some(_), Some(_)) => Err(FieldError::new(
-            file_field,
+            &file_field,
             format!("give either {inline_field} or {file_field}, not both"),
         )),
-        (Some(text), None) => Ok(Some((inline_field.to_string(), text.as_bytes().to_vec()))),
+        (Some(text), None) => Ok(Some((inline_field, text.as_bytes().to_vec()))),
         (None, Some(name)) => {
             let path = base.join(name);
             let bytes = std::fs::read(&path).map_err(|e| {
-                FieldError::new(file_field, format!("reading {}: {e}", path.display()))
+                FieldError::new(&file_field, format!("reading {}: {e}", path.display()))
             })?;
             files.push(path.clone());
             Ok(Some((format!("{file_field} ({})", path.display()), bytes)))
@@ -187,13 +189,58 @@ fn ring_provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// Checks `tls_server_config` and builds the rustls configuration.
+/// Checks `tls_server_config` and builds the rustls configuration. Every
+/// file is read before any is parsed, so the first problem reported is the
+/// first in that order.
 pub(super) fn settings(
     raw: &RawTls,
     base: &Path,
     http2: bool,
     files: &mut Vec<PathBuf>,
 ) -> Result<TlsSettings, FieldError> {
+    refuse_unsupported(raw)?;
+    let (min_version, max_version) = versions(raw)?;
+    let client_auth = ClientAuth::parse(given(&raw.client_auth_type))?;
+    let pems = Pems::read(raw, base, files)?;
+    let (chain, key) = pems.identity()?;
+    let provider = ring_provider();
+    let verifier = client_verifier(pems.client_ca.as_ref(), client_auth, &provider)?;
+
+    let versions: Vec<&'static rustls::SupportedProtocolVersion> =
+        [TlsVersion::Tls12, TlsVersion::Tls13]
+            .into_iter()
+            .filter(|v| (min_version..=max_version).contains(v))
+            .map(TlsVersion::rustls)
+            .collect();
+    let (cert_source, key_source) = (&pems.cert.0, &pems.key.0);
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&versions)
+        .map_err(|e| FieldError::new("tls_server_config.min_version", e.to_string()))?
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(chain, key)
+        .map_err(|e| {
+            FieldError::new(
+                "tls_server_config.key_file",
+                format!("{key_source} does not fit {cert_source}: {e}"),
+            )
+        })?;
+    config.ignore_client_order = raw.prefer_server_cipher_suites.unwrap_or(true);
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
+    Ok(TlsSettings {
+        server_config: Arc::new(config),
+        client_auth,
+        min_version,
+        max_version,
+    })
+}
+
+/// The exporter-toolkit settings rustls has no equivalent for, refused when
+/// given rather than ignored.
+fn refuse_unsupported(raw: &RawTls) -> Result<(), FieldError> {
     refuse_non_empty(
         "tls_server_config.cipher_suites",
         &raw.cipher_suites,
@@ -208,7 +255,11 @@ pub(super) fn settings(
         "tls_server_config.client_allowed_sans",
         &raw.client_allowed_sans,
         "not supported by this exporter; issue client certificates from a CA of their own and use it as client_ca_file",
-    )?;
+    )
+}
+
+/// `min_version` and `max_version`, TLS12 and TLS13 when not given.
+fn versions(raw: &RawTls) -> Result<(TlsVersion, TlsVersion), FieldError> {
     let min_version = TlsVersion::parse(
         "tls_server_config.min_version",
         given(&raw.min_version),
@@ -225,46 +276,65 @@ pub(super) fn settings(
             format!("{min_version} is above max_version {max_version}"),
         ));
     }
-    let client_auth = ClientAuth::parse(given(&raw.client_auth_type))?;
+    Ok((min_version, max_version))
+}
 
-    let (cert_source, cert_pem) = pem_source(
-        &raw.cert,
-        &raw.cert_file,
-        "tls_server_config.cert",
-        "tls_server_config.cert_file",
-        base,
-        files,
-    )?
-    .ok_or_else(|| FieldError::new("tls_server_config.cert_file", NO_CERTIFICATE))?;
-    let (key_source, key_pem) = pem_source(
-        &raw.key,
-        &raw.key_file,
-        "tls_server_config.key",
-        "tls_server_config.key_file",
-        base,
-        files,
-    )?
-    .ok_or_else(|| FieldError::new("tls_server_config.key_file", NO_KEY))?;
-    let client_ca = pem_source(
-        &raw.client_ca,
-        &raw.client_ca_file,
-        "tls_server_config.client_ca",
-        "tls_server_config.client_ca_file",
-        base,
-        files,
-    )?;
+/// The PEM text of the certificate, its key and the client CA, each with
+/// where it came from (the field, or the file) for messages.
+struct Pems {
+    cert: (String, Vec<u8>),
+    key: (String, Vec<u8>),
+    client_ca: Option<(String, Vec<u8>)>,
+}
 
-    let chain = certificates(&cert_source, &cert_pem)
-        .map_err(|m| FieldError::new("tls_server_config.cert_file", m))?;
-    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
-        FieldError::new(
-            "tls_server_config.key_file",
-            format!("{key_source}: no PEM private key in it ({e})"),
-        )
-    })?;
+impl Pems {
+    /// Reads each, inline or from its file; the certificate and key are required.
+    fn read(raw: &RawTls, base: &Path, files: &mut Vec<PathBuf>) -> Result<Pems, FieldError> {
+        let cert = pem_source("cert", &raw.cert, &raw.cert_file, base, files)?
+            .ok_or_else(|| FieldError::new("tls_server_config.cert_file", NO_CERTIFICATE))?;
+        let key = pem_source("key", &raw.key, &raw.key_file, base, files)?
+            .ok_or_else(|| FieldError::new("tls_server_config.key_file", NO_KEY))?;
+        let client_ca = pem_source(
+            "client_ca",
+            &raw.client_ca,
+            &raw.client_ca_file,
+            base,
+            files,
+        )?;
+        Ok(Pems {
+            cert,
+            key,
+            client_ca,
+        })
+    }
 
-    let provider = ring_provider();
-    let verifier: Arc<dyn ClientCertVerifier> = match (&client_ca, client_auth) {
+    /// The server's certificate chain and private key, parsed.
+    fn identity(
+        &self,
+    ) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), FieldError> {
+        let (cert_source, cert_pem) = &self.cert;
+        let (key_source, key_pem) = &self.key;
+        let chain = certificates(cert_source, cert_pem)
+            .map_err(|m| FieldError::new("tls_server_config.cert_file", m))?;
+        let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| {
+            FieldError::new(
+                "tls_server_config.key_file",
+                format!("{key_source}: no PEM private key in it ({e})"),
+            )
+        })?;
+        Ok((chain, key))
+    }
+}
+
+/// How client certificates are checked, for `client_auth_type` and the
+/// client CA; a CA without a verifying mode, or such a mode without a CA, is
+/// refused.
+fn client_verifier(
+    client_ca: Option<&(String, Vec<u8>)>,
+    client_auth: ClientAuth,
+    provider: &Arc<rustls::crypto::CryptoProvider>,
+) -> Result<Arc<dyn ClientCertVerifier>, FieldError> {
+    Ok(match (client_ca, client_auth) {
         (Some(_), ClientAuth::NoClientCert) => {
             return Err(FieldError::new(
                 "tls_server_config.client_ca_file",
@@ -315,36 +385,6 @@ pub(super) fn settings(
                 )
             })?
         }
-    };
-
-    let versions: Vec<&'static rustls::SupportedProtocolVersion> =
-        [TlsVersion::Tls12, TlsVersion::Tls13]
-            .into_iter()
-            .filter(|v| (min_version..=max_version).contains(v))
-            .map(TlsVersion::rustls)
-            .collect();
-    let mut config = ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&versions)
-        .map_err(|e| FieldError::new("tls_server_config.min_version", e.to_string()))?
-        .with_client_cert_verifier(verifier)
-        .with_single_cert(chain, key)
-        .map_err(|e| {
-            FieldError::new(
-                "tls_server_config.key_file",
-                format!("{key_source} does not fit {cert_source}: {e}"),
-            )
-        })?;
-    config.ignore_client_order = raw.prefer_server_cipher_suites.unwrap_or(true);
-    config.alpn_protocols = if http2 {
-        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-    } else {
-        vec![b"http/1.1".to_vec()]
-    };
-    Ok(TlsSettings {
-        server_config: Arc::new(config),
-        client_auth,
-        min_version,
-        max_version,
     })
 }
 

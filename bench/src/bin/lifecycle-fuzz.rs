@@ -55,21 +55,8 @@ fn save(dir: &Path, prefix: &str, data: &[u8]) -> Result<()> {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let mut seeds: Vec<(Target, Vec<u8>)> = Vec::new();
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&args.corpus)
-        .with_context(|| format!("reading {}", args.corpus.display()))?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    names.sort();
-    for name in &names {
-        let file = name.file_name().unwrap_or_default().to_string_lossy();
-        seeds.push((Target::of_file_name(&file), std::fs::read(name)?));
-    }
-    if seeds.is_empty() {
-        bail!("{}: no seeds", args.corpus.display());
-    }
+    let seeds = read_seeds(&args.corpus)?;
     let files_before = seeds.len();
-    let seeded = seeds.len();
 
     // Panics are counted and their inputs kept; the hook stays quiet.
     std::panic::set_hook(Box::new(|_| {}));
@@ -88,51 +75,16 @@ fn main() -> Result<()> {
     let results: Vec<Result<(u64, usize)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (mut seeds, mut outcomes, args) = (seeds.clone(), outcomes.clone(), &args);
-                scope.spawn(move || -> Result<(u64, usize)> {
-                    let share = args.inputs / threads + u64::from(t < args.inputs % threads);
-                    let mut rng = Rng::new(args.seed.wrapping_add(t.wrapping_mul(0x1000_0000)));
-                    let (mut panics, mut kept, mut bytes) = (0u64, 0usize, 0u64);
-                    let mut last = Instant::now();
-                    for n in 1..=share {
-                        let a = rng.below(seeds.len());
-                        let b = rng.below(seeds.len());
-                        let target = seeds[a].0;
-                        let input = mutate(&mut rng, &seeds[a].1, &seeds[b].1);
-                        bytes += input.len() as u64;
-                        match catch_unwind(AssertUnwindSafe(|| run(target, &input))) {
-                            Ok(outcome) => {
-                                if outcomes.insert(outcome) && kept < room && input.len() <= 8 * 1024
-                                {
-                                    save(&args.corpus, target.prefix(), &input)?;
-                                    seeds.push((target, input));
-                                    kept += 1;
-                                }
-                            }
-                            Err(panic) => {
-                                panics += 1;
-                                let message = panic
-                                    .downcast_ref::<String>()
-                                    .map(String::as_str)
-                                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                                    .unwrap_or("?");
-                                eprintln!("thread {t}, input {n} ({}): panic: {message}", target.prefix());
-                                save(&args.crashes, target.prefix(), &input)?;
-                            }
-                        }
-                        if last.elapsed().as_secs() >= 30 || n == share {
-                            last = Instant::now();
-                            let secs = start.elapsed().as_secs_f64();
-                            println!(
-                                "thread {t}: {n} inputs in {secs:.0} s ({:.0}/s, {:.0} bytes average), {} outcomes, {kept} kept, {panics} panics",
-                                n as f64 / secs,
-                                bytes as f64 / n as f64,
-                                outcomes.len(),
-                            );
-                        }
-                    }
-                    Ok((panics, kept))
-                })
+                let fuzzer = Fuzzer {
+                    thread: t,
+                    threads,
+                    args: &args,
+                    seeds: seeds.clone(),
+                    outcomes: outcomes.clone(),
+                    room,
+                    start,
+                };
+                scope.spawn(move || fuzzer.run())
             })
             .collect();
         handles
@@ -147,7 +99,7 @@ fn main() -> Result<()> {
         kept += k;
     }
     println!(
-        "done: {} inputs from {seeded} seeds (seed {}), {} s, {panics} panics, corpus {} files",
+        "done: {} inputs from {files_before} seeds (seed {}), {} s, {panics} panics, corpus {} files",
         args.inputs,
         args.seed,
         start.elapsed().as_secs(),
@@ -160,4 +112,94 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The corpus's files in name order, each with the target its name prefix
+/// names.
+fn read_seeds(corpus: &Path) -> Result<Vec<(Target, Vec<u8>)>> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(corpus)
+        .with_context(|| format!("reading {}", corpus.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    names.sort();
+    let mut seeds = Vec::new();
+    for name in &names {
+        let file = name.file_name().unwrap_or_default().to_string_lossy();
+        seeds.push((Target::of_file_name(&file), std::fs::read(name)?));
+    }
+    if seeds.is_empty() {
+        bail!("{}: no seeds", corpus.display());
+    }
+    Ok(seeds)
+}
+
+/// One thread's share of the run.
+struct Fuzzer<'a> {
+    thread: u64,
+    threads: u64,
+    args: &'a Args,
+    /// The corpus, grown by this thread's new outcomes.
+    seeds: Vec<(Target, Vec<u8>)>,
+    outcomes: HashSet<u64>,
+    /// How many inputs this thread may add to the corpus.
+    room: usize,
+    start: Instant,
+}
+
+impl Fuzzer<'_> {
+    /// Runs this thread's inputs; returns how many panicked and how many were
+    /// kept in the corpus.
+    fn run(mut self) -> Result<(u64, usize)> {
+        let (t, threads, args) = (self.thread, self.threads, self.args);
+        let share = args.inputs / threads + u64::from(t < args.inputs % threads);
+        let mut rng = Rng::new(args.seed.wrapping_add(t.wrapping_mul(0x1000_0000)));
+        let (mut panics, mut kept, mut bytes) = (0u64, 0usize, 0u64);
+        let mut last = Instant::now();
+        for n in 1..=share {
+            let a = rng.below(self.seeds.len());
+            let b = rng.below(self.seeds.len());
+            let target = self.seeds[a].0;
+            let input = mutate(&mut rng, &self.seeds[a].1, &self.seeds[b].1);
+            bytes += input.len() as u64;
+            match catch_unwind(AssertUnwindSafe(|| run(target, &input))) {
+                Ok(outcome) => {
+                    if self.outcomes.insert(outcome) && kept < self.room && input.len() <= 8 * 1024
+                    {
+                        save(&args.corpus, target.prefix(), &input)?;
+                        self.seeds.push((target, input));
+                        kept += 1;
+                    }
+                }
+                Err(panic) => {
+                    panics += 1;
+                    eprintln!(
+                        "thread {t}, input {n} ({}): panic: {}",
+                        target.prefix(),
+                        panic_message(&*panic)
+                    );
+                    save(&args.crashes, target.prefix(), &input)?;
+                }
+            }
+            if last.elapsed().as_secs() >= 30 || n == share {
+                last = Instant::now();
+                let secs = self.start.elapsed().as_secs_f64();
+                println!(
+                    "thread {t}: {n} inputs in {secs:.0} s ({:.0}/s, {:.0} bytes average), {} outcomes, {kept} kept, {panics} panics",
+                    n as f64 / secs,
+                    bytes as f64 / n as f64,
+                    self.outcomes.len(),
+                );
+            }
+        }
+        Ok((panics, kept))
+    }
+}
+
+/// What a panic said, when it said it in text.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("?")
 }

@@ -69,33 +69,22 @@ pub(crate) async fn watch(
         start => start,
     };
     if let WatchStart::Since(requested) = start {
-        // Upstream's watch cache waits this long for a version it has not
-        // reached before it gives up with "Too large resource version".
-        let deadline = Instant::now() + TOO_LARGE_WAIT;
-        while shared.store.resource_version() < requested && Instant::now() < deadline {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        wait_for_version(&shared, requested).await;
     }
     let subscription = match shared
         .store
         .open_watch(resource, namespace.as_deref(), start, !hang)
     {
         Ok(subscription) => subscription,
+        // The API server answers 200 and reports the expiry as the only
+        // event of an otherwise ordinary (chunked) watch stream.
         Err(StoreError::TooOld { requested, oldest }) => {
-            // The API server answers 200 and reports the expiry as the only
-            // event of an otherwise ordinary (chunked) watch stream.
-            let status = ApiError::too_old(requested, oldest).to_status();
-            let line = Bytes::from(format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n"));
-            let once = futures::stream::iter([Ok::<_, io::Error>(line)]);
-            return Ok(stream_response(Body::from_stream(once)));
+            return Ok(error_event(ApiError::too_old(requested, oldest)));
         }
+        // As the cacher does (`newErrWatcher`): 200, and the 504 Status
+        // with cause ResourceVersionTooLarge as the only event.
         Err(StoreError::TooLarge { requested, current }) => {
-            // As the cacher does (`newErrWatcher`): 200, and the 504 Status
-            // with cause ResourceVersionTooLarge as the only event.
-            let status = ApiError::too_large(requested, current).to_status();
-            let line = Bytes::from(format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n"));
-            let once = futures::stream::iter([Ok::<_, io::Error>(line)]);
-            return Ok(stream_response(Body::from_stream(once)));
+            return Ok(error_event(ApiError::too_large(requested, current)));
         }
         Err(StoreError::ContinueExpired | StoreError::InvalidContinue(_)) => {
             return Err(ApiError::bad_request(
@@ -105,19 +94,15 @@ pub(crate) async fn watch(
     };
 
     let (chunks_tx, chunks_rx) = mpsc::channel(BODY_BUFFER);
-    let body = WatchBody {
-        chunks: chunks_rx,
-        cut: Box::pin(subscription.cut.clone().cancelled_owned()),
-        cut_token: subscription.cut.clone(),
-        finished: false,
-    };
+    let body = WatchBody::new(chunks_rx, &subscription.cut);
     if hang {
         tokio::spawn(hang_until_cut(subscription, chunks_tx));
     } else {
-        let mut fields = params.field_selector;
-        if let Some(name) = name {
-            fields = fields.and(FieldSelector::name(&name));
-        }
+        // A watch of one object is a watch of its name.
+        let fields = match name {
+            Some(name) => params.field_selector.and(FieldSelector::name(&name)),
+            None => params.field_selector,
+        };
         let streamer = Streamer {
             shared,
             resource: rt,
@@ -135,6 +120,24 @@ pub(crate) async fn watch(
         tokio::spawn(streamer.run(subscription));
     }
     Ok(stream_response(Body::from_stream(body)))
+}
+
+/// Waits, as upstream's watch cache does, up to [`TOO_LARGE_WAIT`] for the
+/// store to reach `requested` before the watch gives up with "Too large
+/// resource version".
+async fn wait_for_version(shared: &Shared, requested: u64) {
+    let deadline = Instant::now() + TOO_LARGE_WAIT;
+    while shared.store.resource_version() < requested && Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// A watch stream whose only event is the `ERROR` carrying `error`'s Status.
+fn error_event(error: ApiError) -> Response {
+    let status = error.to_status();
+    let line = Bytes::from(format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n"));
+    let once = futures::stream::iter([Ok::<_, io::Error>(line)]);
+    stream_response(Body::from_stream(once))
 }
 
 /// Where the watch starts, and whether the initial events end with the
@@ -347,6 +350,16 @@ struct WatchBody {
 }
 
 impl WatchBody {
+    /// The body that sends `chunks` until the watch is cut by `cut`.
+    fn new(chunks: mpsc::Receiver<Bytes>, cut: &CancellationToken) -> WatchBody {
+        WatchBody {
+            chunks,
+            cut: Box::pin(cut.clone().cancelled_owned()),
+            cut_token: cut.clone(),
+            finished: false,
+        }
+    }
+
     fn broken() -> io::Error {
         io::Error::new(
             io::ErrorKind::ConnectionAborted,

@@ -142,88 +142,101 @@ where
     /// step only moved the state on.
     async fn step(&mut self) -> Option<watcher::Result<Event<Watched<T>>>> {
         match std::mem::replace(&mut self.phase, Phase::Empty) {
-            Phase::Empty => {
-                self.phase = Phase::Paging {
-                    pages: Pages::start(
-                        self.client.clone(),
-                        self.api.resource_url().to_string(),
-                        ListParams {
-                            field_selector: self.params.field_selector.clone(),
-                            limit: Some(self.params.page_size),
-                            ..ListParams::default()
-                        },
-                    ),
-                    last: None,
-                };
-                Some(Ok(Event::Init))
-            }
-            Phase::Paging { mut pages, last } => {
-                if let Some(resource_version) = last {
-                    self.phase = Phase::Listed { resource_version };
-                    self.relist_at = self
-                        .params
-                        .relist_every
-                        .map(|every| tokio::time::Instant::now() + every);
-                    return Some(Ok(Event::InitDone));
-                }
-                match pages.next().await {
-                    Ok(list) => {
-                        let resource_version =
-                            list.metadata.resource_version.filter(|v| !v.is_empty());
-                        let more = list.metadata.continue_.is_some_and(|c| !c.is_empty());
-                        if resource_version.is_none() && !more {
-                            return Some(Err(watcher::Error::NoResourceVersion));
-                        }
-                        self.phase = Phase::Paging {
-                            pages,
-                            last: resource_version.filter(|_| !more),
-                        };
-                        Some(Ok(Event::InitPage {
-                            objects: list.items,
-                            remaining: list
-                                .metadata
-                                .remaining_item_count
-                                .and_then(|n| usize::try_from(n).ok()),
-                        }))
-                    }
-                    Err(err) => {
-                        // A failed page starts the list again (after the backoff).
-                        log_failure("list", &err);
-                        Some(Err(watcher::Error::InitialListFailed(err)))
-                    }
-                }
-            }
-            Phase::Listed { resource_version } => {
-                let params = WatchParams {
-                    field_selector: self.params.field_selector.clone(),
-                    timeout: self.params.timeout,
-                    bookmarks: true,
-                    ..WatchParams::default()
-                };
-                match self.api.watch(&params, &resource_version).await {
-                    Ok(stream) => {
-                        self.phase = Phase::Watching {
-                            resource_version,
-                            stream: stream.boxed(),
-                        };
-                        Some(Ok(Event::Contact))
-                    }
-                    Err(err) => {
-                        log_failure("watch", &err);
-                        // Unreachable, or ahead of the server: the history to
-                        // resume from is not to be trusted; list again (the
-                        // phase is left `Empty`).
-                        if !(unreachable(&err) || too_large_error(&err)) {
-                            self.phase = Phase::Listed { resource_version };
-                        }
-                        Some(Err(watcher::Error::WatchStartFailed(err)))
-                    }
-                }
-            }
+            Phase::Empty => Some(Ok(self.start_list())),
+            Phase::Paging { pages, last } => Some(self.next_page(pages, last).await),
+            Phase::Listed { resource_version } => Some(self.open_watch(resource_version).await),
             Phase::Watching {
                 resource_version,
                 stream,
             } => self.watched(resource_version, stream).await,
+        }
+    }
+
+    /// A list begins, from its first page.
+    fn start_list(&mut self) -> Event<Watched<T>> {
+        self.phase = Phase::Paging {
+            pages: Pages::start(
+                self.client.clone(),
+                self.api.resource_url().to_string(),
+                ListParams {
+                    field_selector: self.params.field_selector.clone(),
+                    limit: Some(self.params.page_size),
+                    ..ListParams::default()
+                },
+            ),
+            last: None,
+        };
+        Event::Init
+    }
+
+    /// The list's next page, or its end once the last page (the one that
+    /// gave `last`, the version to watch from) is through.
+    async fn next_page(
+        &mut self,
+        mut pages: Pages<T>,
+        last: Option<String>,
+    ) -> watcher::Result<Event<Watched<T>>> {
+        if let Some(resource_version) = last {
+            self.phase = Phase::Listed { resource_version };
+            self.relist_at = self
+                .params
+                .relist_every
+                .map(|every| tokio::time::Instant::now() + every);
+            return Ok(Event::InitDone);
+        }
+        match pages.next().await {
+            Ok(list) => {
+                let resource_version = list.metadata.resource_version.filter(|v| !v.is_empty());
+                let more = list.metadata.continue_.is_some_and(|c| !c.is_empty());
+                if resource_version.is_none() && !more {
+                    return Err(watcher::Error::NoResourceVersion);
+                }
+                self.phase = Phase::Paging {
+                    pages,
+                    last: resource_version.filter(|_| !more),
+                };
+                Ok(Event::InitPage {
+                    objects: list.items,
+                    remaining: list
+                        .metadata
+                        .remaining_item_count
+                        .and_then(|n| usize::try_from(n).ok()),
+                })
+            }
+            Err(err) => {
+                // A failed page starts the list again (after the backoff).
+                log_failure("list", &err);
+                Err(watcher::Error::InitialListFailed(err))
+            }
+        }
+    }
+
+    /// A watch opened from `resource_version`.
+    async fn open_watch(&mut self, resource_version: String) -> watcher::Result<Event<Watched<T>>> {
+        let params = WatchParams {
+            field_selector: self.params.field_selector.clone(),
+            timeout: self.params.timeout,
+            bookmarks: true,
+            ..WatchParams::default()
+        };
+        match self.api.watch(&params, &resource_version).await {
+            Ok(stream) => {
+                self.phase = Phase::Watching {
+                    resource_version,
+                    stream: stream.boxed(),
+                };
+                Ok(Event::Contact)
+            }
+            Err(err) => {
+                log_failure("watch", &err);
+                // Unreachable, or ahead of the server: the history to
+                // resume from is not to be trusted; list again (the
+                // phase is left `Empty`).
+                if !(unreachable(&err) || too_large_error(&err)) {
+                    self.phase = Phase::Listed { resource_version };
+                }
+                Err(watcher::Error::WatchStartFailed(err))
+            }
         }
     }
 
@@ -237,23 +250,9 @@ where
         let idle = Duration::from_secs(u64::from(
             self.params.timeout.unwrap_or(DEFAULT_WATCH_TIMEOUT),
         )) + IDLE_MARGIN;
-        let relist_at = self.relist_at;
-        let next = tokio::select! {
-            next = tokio::time::timeout(idle, stream.next()) => match next {
-                Ok(next) => next,
-                Err(_) => {
-                    tracing::debug!(
-                        seconds = idle.as_secs(),
-                        "watch silent past its timeout; watching again"
-                    );
-                    None
-                }
-            },
-            () = until(relist_at) => {
-                tracing::debug!("scheduled relist");
-                // The phase is left `Empty`: list again.
-                return Some(Ok(Event::Scheduled));
-            }
+        let Some(next) = next_watch_event(&mut stream, idle, self.relist_at).await else {
+            // The phase is left `Empty`: list again.
+            return Some(Ok(Event::Scheduled));
         };
         let previous = resource_version.clone();
         let (event, resource_version) = match next {
@@ -309,6 +308,32 @@ where
             stream,
         };
         event
+    }
+}
+
+/// The stream's next event, `None` in it when the server ended the watch or
+/// it stayed silent for `idle` (a dead connection); `None` when the scheduled
+/// relist comes first.
+async fn next_watch_event<K>(
+    stream: &mut WatchStream<K>,
+    idle: Duration,
+    relist_at: Option<tokio::time::Instant>,
+) -> Option<Option<kube::Result<WatchEvent<K>>>> {
+    tokio::select! {
+        next = tokio::time::timeout(idle, stream.next()) => match next {
+            Ok(next) => Some(next),
+            Err(_) => {
+                tracing::debug!(
+                    seconds = idle.as_secs(),
+                    "watch silent past its timeout; watching again"
+                );
+                Some(None)
+            }
+        },
+        () = until(relist_at) => {
+            tracing::debug!("scheduled relist");
+            None
+        }
     }
 }
 

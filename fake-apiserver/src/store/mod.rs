@@ -6,6 +6,12 @@
 //! the watch cache order them. Work proportional to the number of objects
 //! (serialising a list page, evaluating selectors) happens outside the lock on
 //! shared `Arc`s.
+//!
+//! This file holds the objects, their changes and the history; `list.rs`
+//! the list pages and their snapshots; `watch.rs` the open watches.
+
+mod list;
+mod watch;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -14,25 +20,19 @@ use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use crate::object::StoredObject;
 use crate::resources::{self, ResourceId};
-use crate::selectors::Filter;
 use crate::time::now_rfc3339;
+
+pub(crate) use list::ListPage;
+use list::Snapshot;
+pub(crate) use watch::{Subscription, WatchMessage, WatchStart};
+use watch::{WATCH_QUEUE, WatcherSlot};
 
 /// How many changes are kept for watches to resume from by default; older
 /// ones are compacted away, as etcd does every few minutes.
 pub(crate) const DEFAULT_HISTORY_LIMIT: usize = 100_000;
-
-/// How many changes may queue for one watch before it is closed. A closed
-/// watch resumes from the history, like a watcher the API server dropped for
-/// being too slow.
-const WATCH_QUEUE: usize = 100_000;
-
-/// Pagination snapshots kept at once; the oldest is dropped first and its
-/// continue token then answers 410 Expired.
-const MAX_SNAPSHOTS: usize = 64;
 
 /// What happened to an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,25 +60,6 @@ impl Change {
     }
 }
 
-/// What an open watch receives besides cancellation.
-#[derive(Debug)]
-pub(crate) enum WatchMessage {
-    Change(Arc<Change>),
-    /// Text to write verbatim as one line (fault injection).
-    Raw(Arc<str>),
-}
-
-/// Where a watch starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WatchStart {
-    /// Synthetic ADDED events for every current object, then live changes.
-    CurrentState,
-    /// Every retained change after this resourceVersion, then live changes.
-    Since(u64),
-    /// Live changes only.
-    Now,
-}
-
 /// Why the store refused a request.
 #[derive(Debug)]
 pub(crate) enum StoreError {
@@ -90,54 +71,6 @@ pub(crate) enum StoreError {
     ContinueExpired,
     /// A continue token that this server did not make for this request.
     InvalidContinue(String),
-}
-
-/// One page of a list.
-#[derive(Debug)]
-pub(crate) struct ListPage {
-    pub resource_version: u64,
-    pub items: Vec<Arc<StoredObject>>,
-    pub continue_token: Option<String>,
-    pub remaining_item_count: Option<usize>,
-}
-
-/// An open watch's share of the store. Dropping it unregisters the watch.
-pub(crate) struct Subscription {
-    pub id: u64,
-    /// The resourceVersion up to which `initial` and `replay` bring the watch.
-    pub start_resource_version: u64,
-    pub initial: Vec<Arc<StoredObject>>,
-    pub replay: Vec<Arc<Change>>,
-    /// Live changes; `None` for a watch that must never send anything.
-    pub events: Option<mpsc::Receiver<WatchMessage>>,
-    /// Cancelled when the watch is cut: the stream must then break.
-    pub cut: CancellationToken,
-    _registration: Registration,
-}
-
-struct Registration {
-    store: Arc<Store>,
-    id: u64,
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        self.store.state.lock().watchers.remove(&self.id);
-    }
-}
-
-struct WatcherSlot {
-    resource: ResourceId,
-    events: Option<mpsc::Sender<WatchMessage>>,
-    cut: CancellationToken,
-}
-
-/// A consistent view that continue tokens page through.
-struct Snapshot {
-    resource: ResourceId,
-    namespace: Option<String>,
-    resource_version: u64,
-    items: Arc<Vec<Arc<StoredObject>>>,
 }
 
 type ObjectKey = (String, String);
@@ -375,208 +308,6 @@ impl Store {
         state.history_limit = limit;
         state.trim_history();
     }
-
-    /// One page of the objects of `resource` that `filter` selects, starting a
-    /// new snapshot or continuing one.
-    pub fn list(
-        &self,
-        resource: ResourceId,
-        filter: &Filter,
-        limit: Option<usize>,
-        continue_token: Option<&str>,
-    ) -> Result<ListPage, StoreError> {
-        let namespace = filter.namespace.as_deref();
-        let (snapshot_id, resource_version, items, offset) = match continue_token {
-            Some(token) => {
-                let (id, rv, offset) = parse_continue(token)?;
-                let state = self.state.lock();
-                let snapshot = state
-                    .snapshots
-                    .get(&id)
-                    .ok_or(StoreError::ContinueExpired)?;
-                if snapshot.resource != resource
-                    || snapshot.namespace.as_deref() != namespace
-                    || snapshot.resource_version != rv
-                    || offset > snapshot.items.len()
-                {
-                    return Err(StoreError::InvalidContinue(format!(
-                        "continue token {token:?} does not belong to this list"
-                    )));
-                }
-                (Some(id), rv, snapshot.items.clone(), offset)
-            }
-            None => {
-                let mut state = self.state.lock();
-                let items = Arc::new(state.scope(resource, namespace));
-                let rv = state.resource_version;
-                let id = limit.filter(|&l| items.len() > l).map(|_| {
-                    state.add_snapshot(Snapshot {
-                        resource,
-                        namespace: namespace.map(str::to_string),
-                        resource_version: rv,
-                        items: items.clone(),
-                    })
-                });
-                (id, rv, items, 0)
-            }
-        };
-
-        let limit = limit.unwrap_or(usize::MAX);
-        let mut page = Vec::new();
-        let mut next = None;
-        for (position, object) in items.iter().enumerate().skip(offset) {
-            if filter.matches(object) {
-                if page.len() == limit {
-                    next = Some(position);
-                    break;
-                }
-                page.push(object.clone());
-            }
-        }
-        let continue_token = match (next, snapshot_id) {
-            (Some(position), Some(id)) => Some(format!("{id}.{resource_version}.{position}")),
-            _ => None,
-        };
-        if continue_token.is_none()
-            && let Some(id) = snapshot_id
-        {
-            // The last page was served: nobody needs the snapshot any more.
-            self.state.lock().snapshots.remove(&id);
-        }
-        let remaining_item_count = match next {
-            Some(position) if continue_token.is_some() && !filter.has_selectors() => {
-                Some(items.len() - position)
-            }
-            _ => None,
-        };
-        Ok(ListPage {
-            resource_version,
-            items: page,
-            continue_token,
-            remaining_item_count,
-        })
-    }
-
-    /// Registers a watch of `resource` (in `namespace`, if any) and returns
-    /// what it must send first. `receive` is false for a watch that must stay
-    /// silent (a hanging fault) but still be counted and cut.
-    pub fn open_watch(
-        self: &Arc<Self>,
-        resource: ResourceId,
-        namespace: Option<&str>,
-        start: WatchStart,
-        receive: bool,
-    ) -> Result<Subscription, StoreError> {
-        let mut state = self.state.lock();
-        let mut initial = Vec::new();
-        let mut replay = Vec::new();
-        match start {
-            WatchStart::CurrentState => initial = state.scope(resource, namespace),
-            WatchStart::Since(requested) => {
-                if requested > state.resource_version {
-                    return Err(StoreError::TooLarge {
-                        requested,
-                        current: state.resource_version,
-                    });
-                }
-                if requested < state.floor {
-                    return Err(StoreError::TooOld {
-                        requested,
-                        oldest: state.floor,
-                    });
-                }
-                let first = state
-                    .history
-                    .partition_point(|c| c.resource_version() <= requested);
-                replay = state
-                    .history
-                    .range(first..)
-                    .filter(|c| c.resource == resource)
-                    .cloned()
-                    .collect();
-            }
-            WatchStart::Now => {}
-        }
-        let id = state.next_watcher;
-        state.next_watcher += 1;
-        let cut = CancellationToken::new();
-        let (sender, events) = if receive {
-            let (tx, rx) = mpsc::channel(state.watch_queue);
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
-        };
-        state.watchers.insert(
-            id,
-            WatcherSlot {
-                resource,
-                events: sender,
-                cut: cut.clone(),
-            },
-        );
-        Ok(Subscription {
-            id,
-            start_resource_version: state.resource_version,
-            initial,
-            replay,
-            events,
-            cut,
-            _registration: Registration {
-                store: self.clone(),
-                id,
-            },
-        })
-    }
-
-    /// The resourceVersion a bookmark may announce to watch `id`: the current
-    /// one if every change so far has reached the watch (`drained` reports an
-    /// empty queue; asked under the lock, so no change is in flight), else the
-    /// last one the watch has processed.
-    pub fn bookmark_resource_version(
-        &self,
-        id: u64,
-        drained: impl FnOnce() -> bool,
-        processed: u64,
-    ) -> u64 {
-        let state = self.state.lock();
-        if state.watchers.contains_key(&id) && drained() {
-            state.resource_version
-        } else {
-            processed
-        }
-    }
-
-    /// Breaks every open watch of resources named `plural` (all if `None`).
-    pub fn cut_watches(&self, plural: Option<&str>) {
-        self.state.lock().cut_watches(plural);
-    }
-
-    /// Queues `line` for every open watch of resources named `plural`.
-    pub fn inject_line(&self, plural: &str, line: &str) {
-        let line: Arc<str> = Arc::from(line);
-        let state = self.state.lock();
-        for w in state.watchers.values() {
-            if resources::resource(w.resource).plural == plural
-                && let Some(tx) = &w.events
-            {
-                let _ = tx.try_send(WatchMessage::Raw(line.clone()));
-            }
-        }
-    }
-
-    pub fn open_watches(&self) -> usize {
-        self.state.lock().watchers.len()
-    }
-
-    /// Open watches of resources named `plural`.
-    pub fn open_watches_of(&self, plural: &str) -> usize {
-        let state = self.state.lock();
-        state
-            .watchers
-            .values()
-            .filter(|w| resources::resource(w.resource).plural == plural && w.events.is_some())
-            .count()
-    }
 }
 
 impl State {
@@ -584,19 +315,6 @@ impl State {
         self.history.clear();
         self.floor = self.resource_version;
         self.snapshots.clear();
-    }
-
-    /// Cancels and unregisters the watches of resources named `plural` (all
-    /// if `None`); unregistering here, not when their tasks notice, keeps
-    /// `open_watches` exact at once.
-    fn cut_watches(&mut self, plural: Option<&str>) {
-        self.watchers.retain(|_, w| {
-            let hit = plural.is_none_or(|p| resources::resource(w.resource).plural == p);
-            if hit {
-                w.cut.cancel();
-            }
-            !hit
-        });
     }
 
     fn issue_uid(&mut self) -> String {
@@ -615,16 +333,6 @@ impl State {
                 .map(|(_, o)| o.clone())
                 .collect(),
         }
-    }
-
-    fn add_snapshot(&mut self, snapshot: Snapshot) -> u64 {
-        let id = self.next_snapshot;
-        self.next_snapshot += 1;
-        self.snapshots.insert(id, snapshot);
-        while self.snapshots.len() > MAX_SNAPSHOTS {
-            self.snapshots.pop_first();
-        }
-        id
     }
 
     /// Appends a change to the history and hands it to the watches of its
@@ -675,31 +383,10 @@ fn take_string(body: &mut Map<String, Value>, field: &str) -> String {
     }
 }
 
-/// Parses `{snapshot}.{resourceVersion}.{offset}`.
-fn parse_continue(token: &str) -> Result<(u64, u64, usize), StoreError> {
-    let invalid = || StoreError::InvalidContinue(format!("continue key is not valid: {token:?}"));
-    let mut parts = token.split('.');
-    let id = parts
-        .next()
-        .and_then(|p| p.parse().ok())
-        .ok_or_else(invalid)?;
-    let rv = parts
-        .next()
-        .and_then(|p| p.parse().ok())
-        .ok_or_else(invalid)?;
-    let offset = parts
-        .next()
-        .and_then(|p| p.parse().ok())
-        .ok_or_else(invalid)?;
-    if parts.next().is_some() {
-        return Err(invalid());
-    }
-    Ok((id, rv, offset))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::selectors::Filter;
     use serde_json::json;
 
     fn pod(ns: &str, name: &str) -> Value {

@@ -1,6 +1,11 @@
 //! The cluster as the diagnosis sees it: the objects of every kind, with the
 //! indexes the diagnosis looks them up by (pods by node and by owner, unsettled
 //! pods, ReplicaSets by owner, warning events by object).
+//!
+//! This file holds the cluster and how it changes (`apply`, `delete`, `reset`),
+//! the indexes kept in step; `lookups.rs`, what the diagnosis reads of it.
+
+mod lookups;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -10,7 +15,6 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use super::controllers::{Job, ReplicationController};
-use super::event::Event;
 use super::event_store::EventStore;
 use super::index::{index_insert, index_remove};
 use super::kind::Kind;
@@ -19,9 +23,8 @@ use super::name::Name;
 use super::namespace::Namespace;
 use super::node::Node;
 use super::object::Object;
-use super::owner::{OwnerKey, owner_uid_agrees};
+use super::owner::OwnerKey;
 use super::pod::Pod;
-use super::uid::Uid;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
 /// Whether two versions of a pod sit in the same index entries (node,
@@ -318,131 +321,22 @@ impl Cluster {
         index_remove(&mut self.pods_by_owner, owner, key);
         self.unsettled_pods.remove(key);
     }
-
-    /// Every pod, in no particular order.
-    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
-        self.pods.values().map(|p| &**p)
-    }
-
-    /// The pods that are not [settled](Pod::is_settled), in key order: every pod
-    /// the Terminating, Pending and container diagnoses can report.
-    pub(crate) fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
-        self.unsettled_pods.iter().filter_map(|k| self.pod(k))
-    }
-
-    pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
-        self.pods.get(key).map(|p| &**p)
-    }
-
-    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
-        self.namespaces.get(name)
-    }
-
-    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.values()
-    }
-
-    pub fn node(&self, name: &str) -> Option<&Node> {
-        self.nodes.get(name)
-    }
-
-    pub fn namespaces(&self) -> impl Iterator<Item = &Namespace> {
-        self.namespaces.values()
-    }
-
-    pub fn deployments(&self) -> impl Iterator<Item = &Deployment> {
-        self.deployments.values().map(|d| &**d)
-    }
-
-    pub(crate) fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
-        self.stateful_sets.values().map(|s| &**s)
-    }
-
-    pub(crate) fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
-        self.daemon_sets.values().map(|d| &**d)
-    }
-
-    pub(crate) fn replica_sets(&self) -> impl Iterator<Item = &ReplicaSet> {
-        self.replica_sets.values().map(|r| &**r)
-    }
-
-    pub(crate) fn replication_controllers(&self) -> impl Iterator<Item = &ReplicationController> {
-        self.replication_controllers.values().map(|r| &**r)
-    }
-
-    pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {
-        self.jobs.values().map(|j| &**j)
-    }
-
-    /// Pods bound to a node.
-    pub(crate) fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Pod> + 'a {
-        self.pods_by_node
-            .get(node)
-            .into_iter()
-            .flatten()
-            .filter_map(|k| self.pod(k))
-    }
-
-    /// Pods whose controller is the named object. When both sides know the
-    /// owner's uid they must agree, so a recreated namesake does not adopt pods.
-    pub(crate) fn pods_owned_by<'a>(
-        &'a self,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-        uid: &'a Uid,
-    ) -> impl Iterator<Item = &'a Pod> + 'a {
-        self.pods_by_owner
-            .get(&OwnerKey::new(namespace, kind, name))
-            .into_iter()
-            .flatten()
-            .filter_map(|k| self.pod(k))
-            .filter(move |p| owner_uid_agrees(&p.metadata, uid))
-    }
-
-    /// ReplicaSets whose controller is the named Deployment.
-    pub(crate) fn replica_sets_of<'a>(
-        &'a self,
-        deployment: &'a Deployment,
-    ) -> impl Iterator<Item = &'a ReplicaSet> + 'a {
-        let d = &deployment.metadata;
-        self.replica_sets_by_owner
-            .get(&OwnerKey::new(&d.namespace, Kind::Deployment, &d.name))
-            .into_iter()
-            .flatten()
-            .filter_map(|k| self.replica_sets.get(k))
-            .map(|rs| &**rs)
-            .filter(move |rs| owner_uid_agrees(&rs.metadata, &d.uid))
-    }
-
-    /// Warning events about an object, oldest first. Events that name a
-    /// different uid are about an earlier object of the same name and are left out.
-    pub(crate) fn events_about<'a>(
-        &'a self,
-        kind: Kind,
-        namespace: &str,
-        name: &str,
-        uid: &Uid,
-    ) -> impl Iterator<Item = &'a Event> + 'a {
-        let mut list: Vec<&Event> = self
-            .events
-            .about(namespace, kind.as_str(), name)
-            .iter()
-            .filter(|e| e.regarding.uid.is_empty() || uid.is_empty() || *uid == e.regarding.uid)
-            .collect();
-        list.sort_by_key(|e| (e.last_seen, e.key.name.clone()));
-        list.into_iter()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::event_store::MAX_EVENTS_PER_OBJECT;
-    use crate::model::{CoreEvent, ObjectKey};
+    use crate::model::Uid;
 
     fn pod(json: &str) -> Object {
         Object::Pod(serde_json::from_str(json).unwrap())
+    }
+
+    /// A pod on node n1 and nothing more.
+    fn on_n1(namespace: &str, name: &str) -> Object {
+        pod(&format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"{namespace}"}},"spec":{{"nodeName":"n1"}}}}"#
+        ))
     }
 
     /// What a model holds once every pod it listed is gone again.
@@ -490,13 +384,16 @@ mod tests {
         assert_eq!(c, empty_with_pods_listed());
     }
 
-    #[test]
-    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
-        let running = r#""status":{"phase":"Running","containerStatuses":[
+    /// A pod that runs, its containers started and its init container done.
+    const RUNNING: &str = r#""status":{"phase":"Running","containerStatuses":[
             {"name":"app","state":{"running":{}}}],"initContainerStatuses":[
             {"name":"init","state":{"terminated":{"exitCode":0}}}]}"#;
-        let shapes = [
-            // (name, pod, settled)
+
+    /// Pods settled and not, as (name, the pod's fields as JSON, settled); a
+    /// pod given without `metadata` is named `name`.
+    fn pod_shapes() -> [(&'static str, String, bool); 7] {
+        let running = RUNNING;
+        [
             (
                 "ok",
                 format!(r#""spec":{{"nodeName":"n1"}},{running}"#),
@@ -539,7 +436,13 @@ mod tests {
                 ),
                 false,
             ),
-        ];
+        ]
+    }
+
+    #[test]
+    fn only_unsettled_pods_are_listed_for_the_per_pod_diagnoses() {
+        let running = RUNNING;
+        let shapes = pod_shapes();
         let mut c = Cluster::new();
         for (name, body, settled) in &shapes {
             let json = if body.contains("metadata") {
@@ -633,12 +536,8 @@ mod tests {
     #[test]
     fn a_namespace_relist_leaves_other_namespaces_alone() {
         let mut c = Cluster::new();
-        c.apply(pod(
-            r#"{"metadata":{"name":"a","namespace":"one"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.apply(pod(
-            r#"{"metadata":{"name":"b","namespace":"two"},"spec":{"nodeName":"n1"}}"#,
-        ));
+        c.apply(on_n1("one", "a"));
+        c.apply(on_n1("two", "b"));
         c.reset_namespace(Kind::Pod, "one", []);
         let names: Vec<_> = c.pods().map(|p| p.metadata.name.as_str()).collect();
         assert_eq!(names, ["b"]);
@@ -648,85 +547,13 @@ mod tests {
     #[test]
     fn reset_drops_what_the_relist_no_longer_has() {
         let mut c = Cluster::new();
-        c.apply(pod(
-            r#"{"metadata":{"name":"gone","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.apply(pod(
-            r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-        ));
-        c.reset(
-            Kind::Pod,
-            [pod(
-                r#"{"metadata":{"name":"kept","namespace":"ns"},"spec":{"nodeName":"n1"}}"#,
-            )],
-        );
+        c.apply(on_n1("ns", "gone"));
+        c.apply(on_n1("ns", "kept"));
+        c.reset(Kind::Pod, [on_n1("ns", "kept")]);
         let names: Vec<_> = c
             .pods_on_node("n1")
             .map(|p| p.metadata.name.as_str())
             .collect();
         assert_eq!(names, ["kept"]);
-    }
-
-    fn warning(name: &str, pod_uid: &str, last: &str) -> Object {
-        let e: CoreEvent = serde_json::from_str(&format!(
-            r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},"type":"Warning","reason":"Failed",
-                "message":"m","involvedObject":{{"kind":"Pod","name":"p","namespace":"ns","uid":"{pod_uid}"}},
-                "lastTimestamp":"{last}"}}"#
-        ))
-        .unwrap();
-        Object::Event(e.into())
-    }
-
-    #[test]
-    fn events_are_bounded_filtered_by_uid_and_prunable() {
-        let mut c = Cluster::new();
-        for i in 0..(MAX_EVENTS_PER_OBJECT + 4) {
-            c.apply(warning(
-                &format!("e{i:02}"),
-                "u1",
-                &format!("2024-05-01T10:{i:02}:00Z"),
-            ));
-        }
-        c.apply(warning("old-pod", "u0", "2024-05-01T11:00:00Z"));
-        let seen: Vec<_> = c
-            .events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
-            .map(|e| e.key.name.clone())
-            .collect();
-        assert_eq!(seen.len(), MAX_EVENTS_PER_OBJECT - 1);
-        assert_eq!(seen.first().map(Name::as_str), Some("e05"));
-        c.prune_events("2024-05-01T10:15:00Z".parse().unwrap());
-        assert_eq!(
-            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
-                .count(),
-            5
-        );
-        c.delete(Kind::Event, &ObjectKey::new("ns", "e19"));
-        assert_eq!(
-            c.events_about(Kind::Pod, "ns", "p", &Uid::new("u1"))
-                .count(),
-            4
-        );
-    }
-
-    #[test]
-    fn normal_events_are_not_kept_but_probe_kills() {
-        let mut c = Cluster::new();
-        let normal = |name: &str, reason: &str, message: &str| -> Object {
-            let e: CoreEvent = serde_json::from_str(&format!(
-                r#"{{"metadata":{{"name":"{name}","namespace":"ns"}},"type":"Normal","reason":"{reason}",
-                    "message":"{message}","involvedObject":{{"kind":"Pod","name":"p","namespace":"ns"}}}}"#
-            ))
-            .unwrap();
-            Object::Event(e.into())
-        };
-        c.apply(normal("e", "Pulled", "Successfully pulled image"));
-        c.apply(normal("k1", "Killing", "Stopping container app"));
-        assert_eq!(c.len(Kind::Event), 0);
-        c.apply(normal(
-            "k2",
-            "Killing",
-            "Container app failed liveness probe, will be restarted",
-        ));
-        assert_eq!(c.len(Kind::Event), 1);
     }
 }

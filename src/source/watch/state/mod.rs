@@ -1,0 +1,232 @@
+//! The live model shared by the watch tasks (writers) and the HTTP handlers
+//! (readers), with what the exporter reports about itself.
+//!
+//! - this file: the model, an object applied or deleted, and the findings;
+//! - `relist.rs`: a (re)list applied page by page, and what it did not name
+//!   removed when it ends;
+//! - `health.rs`: how each watch stands with the API server (its connection,
+//!   its last error, whether it has listed), for /readyz, the page and the logs.
+
+mod health;
+mod relist;
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use parking_lot::{Mutex, RwLock};
+
+use crate::diagnosis::{self, Finding, Settings};
+use crate::model::{Cluster, Kind, Object};
+
+use super::shard::Shard;
+use super::transitions::{Observation, Transitions};
+use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
+use health::Health;
+
+pub(crate) use health::{Connection, Failure, Said};
+pub(crate) use relist::Listing;
+
+/// Which part of a kind one watch covers: every namespace, or one.
+pub(super) type Scope = Option<String>;
+
+pub(crate) struct LiveState {
+    cluster: RwLock<Cluster>,
+    settings: Settings,
+    pub telemetry: Telemetry,
+    transitions: Mutex<Transitions>,
+    /// Each watch and whether it has completed its first list.
+    synced: Mutex<BTreeMap<(Kind, Scope), bool>>,
+    /// The last error per watch that has not recovered since.
+    last_error: Mutex<BTreeMap<(Kind, Scope), String>>,
+    /// Each watch's connection and last contact with the server.
+    health: Mutex<BTreeMap<(Kind, Scope), Health>>,
+    /// The part of the cluster whose findings this exporter reports.
+    shard: Shard,
+    /// Sharded watches follow the namespaces: not ready until they have been
+    /// started once for the namespaces listed.
+    awaiting_namespaces: std::sync::atomic::AtomicBool,
+    /// Added to the wall clock: a snapshot that carries its own `now` (the
+    /// embedded example) is judged as of that moment, moving on from there.
+    clock_offset: jiff::SignedDuration,
+}
+
+impl LiveState {
+    /// State for watches that have yet to list.
+    pub(crate) fn new(
+        settings: Settings,
+        watches: impl IntoIterator<Item = (Kind, Scope)>,
+    ) -> Self {
+        let state = LiveState {
+            cluster: RwLock::new(Cluster::new()),
+            settings,
+            telemetry: Telemetry::default(),
+            transitions: Mutex::new(Transitions::default()),
+            synced: Mutex::new(watches.into_iter().map(|w| (w, false)).collect()),
+            last_error: Mutex::new(BTreeMap::new()),
+            health: Mutex::new(BTreeMap::new()),
+            shard: Shard::default(),
+            awaiting_namespaces: std::sync::atomic::AtomicBool::new(false),
+            clock_offset: jiff::SignedDuration::ZERO,
+        };
+        for (kind, _) in state.synced.lock().keys() {
+            state.telemetry.watch_unsynced(*kind);
+        }
+        state
+    }
+
+    /// State for a fixed snapshot (`serve --from-file`): complete from the start.
+    /// With `as_of` (the snapshot's own `now`), it is judged as if served from
+    /// that moment on.
+    pub(crate) fn from_cluster(
+        cluster: Cluster,
+        settings: Settings,
+        as_of: Option<Timestamp>,
+    ) -> Self {
+        let mut state = LiveState::new(settings, []);
+        if let Some(as_of) = as_of {
+            state.clock_offset = as_of.duration_since(Timestamp::now());
+        }
+        for kind in Kind::ALL {
+            state.telemetry.watch_synced(kind);
+        }
+        *state.cluster.write() = cluster;
+        state
+    }
+
+    /// Reports only what `shard` owns; with `follows_namespaces`, is not ready
+    /// until the per-namespace watches have been started once.
+    pub(crate) fn sharded(mut self, shard: Shard, follows_namespaces: bool) -> Self {
+        self.shard = shard;
+        *self.awaiting_namespaces.get_mut() = follows_namespaces;
+        if follows_namespaces {
+            for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
+                self.telemetry.watch_unsynced(kind);
+            }
+        }
+        self
+    }
+
+    /// The moment findings are judged at: the wall clock, or the snapshot's
+    /// own time moving on with it.
+    pub(crate) fn now(&self) -> Timestamp {
+        Timestamp::now()
+            .checked_add(self.clock_offset)
+            .unwrap_or_else(|_| Timestamp::now())
+    }
+
+    /// The findings of the moment. Sharded, a Terminating namespace is reported by
+    /// the shard that owns it (every shard lists all namespaces).
+    pub(crate) fn findings(&self, now: Timestamp) -> Vec<Finding> {
+        let cluster = self.cluster.read();
+        let mut findings = diagnosis::diagnose_with(&cluster, now, &self.settings);
+        if self.shard.is_sharded() {
+            findings.retain(|f| match (&f.namespace, f.kind) {
+                (Some(namespace), _) => self.shard.owns(namespace),
+                (None, Kind::Namespace) => self.shard.owns(&f.name),
+                (None, _) => true,
+            });
+        }
+        findings
+    }
+
+    /// The namespaces in the model, once the namespace watch has listed.
+    pub(crate) fn namespace_names(&self) -> Option<Vec<String>> {
+        if !self.kind_synced(Kind::Namespace) {
+            return None;
+        }
+        let cluster = self.cluster.read();
+        Some(
+            cluster
+                .namespaces()
+                .map(|n| n.metadata.name.to_string())
+                .collect(),
+        )
+    }
+
+    /// A followed namespace is gone: its watches, errors and objects are forgotten.
+    pub(crate) fn forget_namespace(&self, namespace: &str) {
+        let scope: Scope = Some(namespace.to_string());
+        self.synced.lock().retain(|(_, s), _| *s != scope);
+        self.last_error.lock().retain(|(_, s), _| *s != scope);
+        self.health.lock().retain(|(_, s), _| *s != scope);
+        let mut cluster = self.cluster.write();
+        for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
+            cluster.reset_namespace(kind, namespace, Vec::new());
+        }
+    }
+
+    /// Objects held per kind.
+    pub(crate) fn counts(&self) -> Vec<(Kind, usize)> {
+        let cluster = self.cluster.read();
+        Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
+    }
+
+    /// An object was added or changed.
+    pub(crate) fn apply(&self, object: Object) {
+        let kind = object.kind();
+        let observations = {
+            let mut cluster = self.cluster.write();
+            let observations = match &object {
+                Object::Pod(new) => {
+                    let old = cluster.pod(&object.key());
+                    self.transitions.lock().pod_applied(old, new)
+                }
+                _ => Vec::new(),
+            };
+            cluster.apply(object);
+            observations
+        };
+        self.record(&observations);
+        self.telemetry.applied(kind);
+    }
+
+    /// An object is gone; `object` is its last state.
+    pub(crate) fn delete(&self, object: Object) {
+        let kind = object.kind();
+        let now = Timestamp::now();
+        let observations = {
+            let mut cluster = self.cluster.write();
+            let observations = match &object {
+                Object::Pod(pod) => self.transitions.lock().pod_deleted(&cluster, pod, now),
+                Object::Namespace(ns) => self
+                    .transitions
+                    .lock()
+                    .namespace_deleted(ns, now)
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            cluster.delete(kind, &object.key());
+            observations
+        };
+        self.record(&observations);
+        self.telemetry.deleted(kind);
+    }
+
+    fn record(&self, observations: &[Observation]) {
+        for observation in observations {
+            observation.record(&self.telemetry);
+        }
+    }
+
+    /// Forgets warning events older than `max_age`.
+    pub(crate) fn prune_events(&self, max_age: SignedDuration) {
+        if let Ok(cutoff) = Timestamp::now().checked_sub(max_age) {
+            self.cluster.write().prune_events(cutoff);
+        }
+    }
+}
+
+/// What a scrape reads: the findings of the moment.
+impl FindingsSource for LiveState {
+    fn current(&self) -> Vec<Finding> {
+        self.findings(self.now())
+    }
+}
+
+/// What a scrape reads: the objects held per kind.
+impl HeldObjects for LiveState {
+    fn counts(&self) -> Vec<(Kind, usize)> {
+        LiveState::counts(self)
+    }
+}
