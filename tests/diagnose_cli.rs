@@ -52,6 +52,7 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod batch/nightly-export-8xq2d pod_terminating node_not_ready",
         "Pod cam/cam1-78b6fc6bc8-cjsw5 pod_terminating cleanup_pending",
         "Pod cron/crontab-runner-7697bd68c9-qx7tm pod_terminating node_not_ready",
+        "Pod db/postgres-1 pod_terminating out_of_service",
         "Pod middleware/zookeeper-0 pod_terminating containers_running",
         "Deployment cron/crontab-runner recreate_blocked node_not_ready",
         "StatefulSet middleware/zookeeper statefulset_blocked containers_running",
@@ -62,6 +63,8 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod default/cpu-hungry pod_pending insufficient_cpu",
         "Pod default/nightly-batch-7d8f9c5b6-h4j2k pod_pending not_scheduled",
         "Pod default/report-builder-5f7b9c6d4-2mzvq pod_pending insufficient_pods",
+        "Pod ml/trainer-0 pod_pending claims_pending",
+        "Pod team-a/sample-job-x7k2p-0-5tq8w pod_pending gated_too_long",
         "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
         "Pod payments/checkout-6b8f9d7c5-x2k4p container_creating cni",
         "Pod orders/orders-api-7d4c9b8f6-5lq2w[wait-for-db] init_container_running running",
@@ -79,6 +82,7 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "ReplicaSet payments/api-7b9c5d6f4 pod_create_refused webhook_unreachable",
         "Pod default/storefront-7c9d8b6f4-q8w2e[storefront] pod_not_ready readiness_probe",
         "Pod pgpool/treetracker-pgpool-598947fd8f-vzvkq[treetracker-pgpool] pod_evicted memory_pressure",
+        "Pod web/search-api-6f7d8c9b5-r2x4k pod_resize infeasible",
         "Deployment web/gui rollout_stuck image_pull",
         "Job reports/monthly-invoices job_failed oom_killed",
         "Pod ops/restore-orders-db[restore] pod_failed exit_error",
@@ -170,7 +174,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 34, "{text}");
+    assert_eq!(lines.len(), 38, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -195,7 +199,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
     assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
-    assert!(stderr(&out).contains("33 findings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("37 findings"), "{}", stderr(&out));
 }
 
 #[test]
@@ -422,7 +426,7 @@ fn the_example_is_judged_as_of_its_own_now() {
         let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
         ages.push(cells.trim().to_string());
     }
-    assert_eq!(ages.len(), 33, "{text}");
+    assert_eq!(ages.len(), 37, "{text}");
     for age in &ages {
         // `45m`, `3h47m`, `1d2h`: nothing older than two days.
         let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());

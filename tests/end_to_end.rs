@@ -183,6 +183,21 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
             "old-tenant",
         ),
         ("KubeLifecyclePodUnschedulable", "pod", "cpu-hungry"),
+        // Waiting for its device claim: a ticket, not the scheduler's page.
+        ("KubeLifecyclePodUnschedulable", "pod", "trainer-0"),
+        (
+            "KubeLifecyclePodSchedulingGated",
+            "pod",
+            "sample-job-x7k2p-0-5tq8w",
+        ),
+        (
+            "KubeLifecyclePodResizeStuck",
+            "pod",
+            "search-api-6f7d8c9b5-r2x4k",
+        ),
+        // Left on a node declared out of service: someone acted on the node,
+        // so no NodeLost page for it, and the pod's own ticket goes out.
+        ("KubeLifecyclePodTerminatingNodeLost", "pod", "postgres-1"),
         (
             "KubeLifecyclePodUnschedulable",
             "pod",

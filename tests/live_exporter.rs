@@ -61,7 +61,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
-                >= 33.0
+                >= 37.0
         })
         .await;
     for (family, labels) in [
@@ -154,6 +154,18 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             "kube_lifecycle_pod_failed_since_timestamp_seconds",
             vec![("pod", "restore-orders-db"), ("cause", "exit_error")],
         ),
+        (
+            "kube_lifecycle_pod_resize_since_timestamp_seconds",
+            vec![
+                ("pod", "search-api-6f7d8c9b5-r2x4k"),
+                ("resource", "memory"),
+                ("cause", "infeasible"),
+            ],
+        ),
+        (
+            "kube_lifecycle_pod_pending_since_timestamp_seconds",
+            vec![("pod", "trainer-0"), ("cause", "claims_pending")],
+        ),
     ] {
         assert!(
             has(&metrics, family, &labels),
@@ -219,6 +231,12 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         ("apps/v1", "Deployment", Some("web"), "gui"),
         ("batch/v1", "Job", Some("reports"), "monthly-invoices"),
         ("v1", "Pod", Some("ops"), "restore-orders-db"),
+        // The device claim, the resize, the gate and the out-of-service node's
+        // pod: each pod goes.
+        ("v1", "Pod", Some("ml"), "trainer-0"),
+        ("v1", "Pod", Some("web"), "search-api-6f7d8c9b5-r2x4k"),
+        ("v1", "Pod", Some("team-a"), "sample-job-x7k2p-0-5tq8w"),
+        ("v1", "Pod", Some("db"), "postgres-1"),
     ] {
         assert!(
             server.delete(api_version, kind, namespace, name).is_some(),
@@ -289,7 +307,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
                 .iter()
                 .sum::<f64>()
                 == 0.0
-                && terminated(m) >= 4.0
+                && terminated(m) >= 5.0
                 && samples(
                     m,
                     "kube_lifecycle_namespace_terminating_duration_seconds_count",
@@ -309,8 +327,8 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             "{family} still present:\n{metrics}"
         );
     }
-    // Four Terminating pods completed their deletion while watched.
-    assert_eq!(terminated(&metrics), 4.0, "{metrics}");
+    // Five Terminating pods completed their deletion while watched.
+    assert_eq!(terminated(&metrics), 5.0, "{metrics}");
     assert_eq!(
         samples(
             &metrics,

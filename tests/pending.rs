@@ -221,7 +221,8 @@ fn scheduling_gates_are_reported_as_informational() {
     pod["spec"]["schedulingGates"] = json!([{"name": "example.com/quota"}]);
     pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
                                          "message": "Scheduling is blocked due to non-empty scheduling gates"}]);
-    let findings = diagnose(&[pod]);
+    // Held for 20 minutes: under --gated-after (tests/new_states.rs: past it).
+    let findings = diagnose_at(&[pod], "2024-06-01T11:20:00Z");
     let f = only(&findings, "gated");
     assert_eq!(f.cause.to_string(), "scheduling_gated");
     assert_eq!(f.message, "spec.schedulingGates: example.com/quota");

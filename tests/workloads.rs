@@ -439,11 +439,17 @@ fn a_decided_job_waits_for_its_pods_to_write_its_outcome() {
     ]);
     let f = only(&findings, "etl");
     assert_eq!(f.cause.to_string(), "finalizers");
-    // Written Failed: the Job waits for nothing.
+    // Written Failed: the Job waits for nothing (its verdict is that it failed).
     let done = json!({"active": 0, "failed": 7, "conditions": [
         {"type": "FailureTarget", "status": "True"}, {"type": "Failed", "status": "True"}]});
     let findings = diagnose(&[ready_node("n1"), job("etl", json!({}), done), pod]);
-    assert!(!findings.iter().any(|f| f.name == "etl"), "{findings:#?}");
+    assert!(
+        !findings
+            .iter()
+            .any(|f| f.name == "etl" && f.anomaly().as_str() == "job_blocked"),
+        "{findings:#?}"
+    );
+    assert_eq!(only(&findings, "etl").anomaly().as_str(), "job_failed");
 }
 
 /// podReplacementPolicy TerminationComplete (KEP-3973): a rolling Deployment

@@ -6,6 +6,7 @@
 + (import 'scheduling.libsonnet')
 + (import 'containers.libsonnet')
 + (import 'probes.libsonnet')
++ (import 'resize.libsonnet')
 + (import 'images.libsonnet')
 + (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')

@@ -65,6 +65,21 @@ local rules = import '../lib/rules.libsonnet';
           summary: 'A pod names a scheduler that nothing in the cluster serves.',
           description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s was created {{ $value | humanizeDuration }} ago and no scheduler has touched it: its spec.schedulerName is not default-scheduler and no pod in the cluster was ever bound by a scheduler of that name (a typo, or a scheduler that is not installed).' % rules.inCluster(c),
         }),
+        // Gates are held on purpose, for a while (a queue's admission, a
+        // controller's preparation); a gate held past --gated-after is a
+        // controller that forgot, or cannot, remove it.
+        rules.alert(c, {
+          alert: 'KubeLifecyclePodSchedulingGated',
+          expr: |||
+            max %s (
+              time() - %s
+            )
+          ||| % [rules.by(c, ['namespace', 'pod', 'owner_kind', 'owner_name', 'cause']), pending(catalogue.matcher('KubeLifecyclePodSchedulingGated'))],
+          'for': '10m',
+          tier: 'ticket',
+          summary: 'A pod has been held by its scheduling gates too long.',
+          description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }}%s has been held by spec.schedulingGates for {{ $value | humanizeDuration }} (longer than the exporter\'s --gated-after): the controller that owns a gate has not removed it. The exporter\'s page names the gates.' % rules.inCluster(c),
+        }),
       ],
     }],
   },

@@ -42,6 +42,7 @@ local panels = import 'lib/panels.libsonnet';
       local refusedMissing = 'kube_lifecycle_workload_pod_create_refused_missing_pods';
       local initRunning = 'kube_lifecycle_pod_init_container_running_since_timestamp_seconds';
       local stuck = 'kube_lifecycle_pod_stuck_since_timestamp_seconds';
+      local resize = 'kube_lifecycle_pod_resize_since_timestamp_seconds';
       local jobBlocked = 'kube_lifecycle_job_blocked_since_timestamp_seconds';
       local rolloutStuck = 'kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds';
       local updateStuck = 'kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds';
@@ -287,7 +288,7 @@ local panels = import 'lib/panels.libsonnet';
             anomaly='container_creating',
           ),
 
-          p.row('Init containers and unexplained pods'),
+          p.row('Init containers, resizes and unexplained pods'),
           p.timeseries(
             'Pods held by init containers, by cause',
             'Pods whose start waits on an init container past --init-after: running (an init container that does not finish: a wait-for loop, a migration lock), sidecar_startup_probe (a native sidecar whose startup probe fails), sidecar_not_started.',
@@ -311,6 +312,15 @@ local panels = import 'lib/panels.libsonnet';
             [p.age(['namespace', 'pod', 'container', 'cause', 'probe_failure'], initRunning)],
             drilldown=true,
             anomaly='init_container_running',
+          ),
+          p.table(
+            'In-place resizes not made',
+            "Pods whose in-place resize (beta 1.33) the kubelet finds infeasible on its node, defers for lack of room, or failed making, with the resource it names and since when.",
+            ['namespace', 'pod', 'resource', 'cause'],
+            [age],
+            [p.age(['namespace', 'pod', 'resource', 'cause'], resize)],
+            drilldown=true,
+            anomaly='pod_resize',
           ),
 
           p.row('Namespace deletion'),

@@ -148,6 +148,10 @@ pub(crate) struct Thresholds {
     /// A Job active this long after it started, with no pod of it in trouble, is `job_not_completed` (`running_long`).
     #[arg(long, value_parser = parse_duration, default_value = "11h", env = "KUBE_LIFECYCLE_JOB_AFTER")]
     pub(crate) job_after: SignedDuration,
+
+    /// A pod held by spec.schedulingGates this long is `pod_pending` with cause `gated_too_long` (alerted); before, `scheduling_gated` (informational).
+    #[arg(long, value_parser = parse_duration, default_value = "30m", env = "KUBE_LIFECYCLE_GATED_AFTER")]
+    pub(crate) gated_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -159,6 +163,7 @@ impl Thresholds {
             init_after: self.init_after,
             unavailable_after: self.unavailable_after,
             job_after: self.job_after,
+            gated_after: self.gated_after,
         }
     }
 }

@@ -60,7 +60,7 @@ fn first_match<C: Copy>(rules: &[Rule<C>], message: &str) -> Option<C> {
 
 // ---------------------------------------------------------------------------
 // ContainerCreating: the pod's warning events (FailedCreatePodSandBox,
-// FailedMount, FailedAttachVolume).
+// FailedMount, FailedAttachVolume, FailedPrepareDynamicResources).
 // ---------------------------------------------------------------------------
 
 const SANDBOX: &[Rule<CreatingCause>] = &[
@@ -128,6 +128,8 @@ pub fn creating_event(reason: &str, message: &str) -> Option<CreatingCause> {
             Some(first_match(SANDBOX, message).unwrap_or(CreatingCause::SandboxOther))
         }
         "FailedMount" => Some(first_match(MOUNT, message).unwrap_or(CreatingCause::MountFailed)),
+        // The kubelet's DRA manager, before the sandbox (kuberuntime_manager.go).
+        "FailedPrepareDynamicResources" => Some(CreatingCause::DevicesNotPrepared),
         "FailedAttachVolume" | "FailedMapVolume" => {
             Some(first_match(ATTACH, message).unwrap_or(CreatingCause::AttachFailed))
         }

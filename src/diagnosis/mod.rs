@@ -28,7 +28,7 @@ pub use detail::{Detail, StuckPod};
 pub use families::{
     Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
     EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
-    PendingCause, RefusalCause, StuckCause, TerminatingCause, VerdictCause,
+    PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause, VerdictCause,
 };
 pub(crate) use families::{eviction_cause, terminating_cause};
 pub use family::Family;
@@ -75,6 +75,8 @@ pub struct Settings {
     /// A Job still active this long after it started, with no pod of it in
     /// trouble, is `job_not_completed` with cause `running_long`.
     pub job_after: SignedDuration,
+    /// A pod held by scheduling gates this long is `gated_too_long`.
+    pub gated_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -86,6 +88,7 @@ impl Default for Settings {
             init_after: SignedDuration::from_mins(5),
             unavailable_after: SignedDuration::from_mins(5),
             job_after: SignedDuration::from_hours(11),
+            gated_after: SignedDuration::from_mins(30),
         }
     }
 }

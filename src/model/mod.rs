@@ -55,8 +55,8 @@ pub use object::{Object, Slim};
 pub(crate) use pod::host_ports;
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
-    PodCondition, PodConditions, PodPhase, PodSpec, PodStatus, Running, SchedulingGate, Terminated,
-    Waiting,
+    PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
+    PodStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
 };
 pub use uid::Uid;
 pub use workload::{

@@ -42,11 +42,38 @@ pub struct RareSpec {
     /// GA 1.33), which keep running beside the app; the init containers after
     /// one start once it has started.
     pub sidecars: Vec<String>,
+    /// `spec.resourceClaims`: the devices (DRA, GA 1.34) the pod waits for.
+    pub resource_claims: Vec<PodResourceClaim>,
+}
+
+/// A claim on devices a pod names (`spec.resourceClaims[]`): an existing
+/// ResourceClaim, or a template the ResourceClaim controller makes one from
+/// (1.30 spelled both under `source`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodResourceClaim {
+    pub name: String,
+    pub resource_claim_name: Option<String>,
+    pub resource_claim_template_name: Option<String>,
+}
+
+/// `status.resourceClaimStatuses[]`: the ResourceClaim generated for a
+/// template claim, written by the ResourceClaim controller.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodResourceClaimStatus {
+    #[serde(default, deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub resource_claim_name: Option<String>,
 }
 
 impl PodSpec {
     pub(crate) fn scheduling_gates(&self) -> &[SchedulingGate] {
         self.rare.as_ref().map_or(&[], |r| &r.scheduling_gates)
+    }
+
+    pub(crate) fn resource_claims(&self) -> &[PodResourceClaim] {
+        self.rare.as_ref().map_or(&[], |r| &r.resource_claims)
     }
 
     /// Whether the init container `name` is a native sidecar.
@@ -152,6 +179,9 @@ pub struct PodStatus {
     /// `status.reason` and `status.message` (`Evicted`, `OutOfcpu`, `NodeShutdown`
     /// and the kubelet's words), boxed together: most pods carry neither.
     pub said: Option<Box<(String, String)>>,
+    /// `status.resourceClaimStatuses`: the claims generated for the pod;
+    /// boxed: only pods that claim devices carry any.
+    pub resource_claim_statuses: Option<Box<Vec<PodResourceClaimStatus>>>,
 }
 
 impl PodStatus {
@@ -174,6 +204,19 @@ pub struct PodConditions {
     /// Why the pod is being disrupted (taint eviction, preemption, API eviction),
     /// 1.26+. Boxed: few pods carry it.
     pub disruption_target: Option<Box<PodCondition>>,
+    /// A resize in trouble; boxed: few pods carry one.
+    pub resize: Option<Box<ResizeConditions>>,
+}
+
+/// The in-place resize (beta 1.33) conditions kept: those of a resize in trouble.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResizeConditions {
+    /// A resize the kubelet cannot make (1.33+: PodResizePending, reason
+    /// Infeasible or Deferred; before: `status.resize` with those values).
+    pub pending: Option<PodCondition>,
+    /// A resize that failed while being made (PodResizeInProgress, reason
+    /// Error); a resize in progress without an error is not kept.
+    pub failed: Option<PodCondition>,
 }
 
 /// A pod condition as kept: the slot in [`PodConditions`] names its type;
@@ -194,6 +237,17 @@ impl PodCondition {
 
     pub fn message(&self) -> &str {
         self.said.as_ref().map_or("", |said| &said.1)
+    }
+}
+
+impl PodCondition {
+    /// A condition the model makes from a field that is not one (`status.resize`).
+    pub(crate) fn said(reason: &str, message: &str) -> Self {
+        PodCondition {
+            status: ConditionStatus::True,
+            last_transition_time: None,
+            said: Some(Box::new((reason.to_string(), message.to_string()))),
+        }
     }
 }
 
@@ -304,6 +358,7 @@ impl Pod {
             )
             && !self.is_not_ready()
             && !self.may_be_evicted()
+            && self.status.conditions.resize.is_none()
             && self
                 .container_statuses()
                 .all(|(_, s)| s.state.waiting.is_none())

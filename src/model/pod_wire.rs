@@ -25,8 +25,8 @@ use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
 use super::name::{Name, interned};
 use super::pod::{
     ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
-    PodPhase, PodSpec, PodStatus, RareSpec, Running, SchedulingGate, Terminated, Waiting,
-    host_ports,
+    PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, RareSpec, Running,
+    SchedulingGate, Terminated, Waiting, host_ports,
 };
 
 /// A container status with a waiting state names this key.
@@ -66,12 +66,29 @@ struct PodStatusWire<'a> {
     container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
     #[serde(default, borrow)]
     init_container_statuses: Deferred<'a, Vec<ContainerStatusWire<'a>>>,
+    /// Before 1.33, what became the PodResizePending condition.
+    #[serde(default, borrow)]
+    resize: Text<'a>,
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claim_statuses: Vec<PodResourceClaimStatus>,
 }
 
 impl<'de> Deserialize<'de> for Pod {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = PodWire::deserialize(deserializer)?;
-        let status = wire.status.unwrap_or_default();
+        let mut status = wire.status.unwrap_or_default();
+        // `status.resize` (before 1.33) says what the condition says since,
+        // without a message; `InProgress` is a resize under way.
+        let resize = status.conditions.resize.get_or_insert_default();
+        if resize.pending.is_none() && matches!(&*status.resize.0, "Infeasible" | "Deferred") {
+            resize.pending = Some(PodCondition::said(
+                &status.resize.0,
+                "status.resize (before Kubernetes 1.33; no message)",
+            ));
+        }
+        if resize.pending.is_none() && resize.failed.is_none() {
+            status.conditions.resize = None;
+        }
         let mut pod = Pod {
             metadata: wire.metadata,
             spec: wire.spec,
@@ -83,6 +100,8 @@ impl<'de> Deserialize<'de> for Pod {
                 init_container_statuses: List::default(),
                 said: (!status.reason.0.is_empty() || !status.message.0.is_empty())
                     .then(|| Box::new((status.reason.owned(), status.message.owned()))),
+                resource_claim_statuses: (!status.resource_claim_statuses.is_empty())
+                    .then(|| Box::new(status.resource_claim_statuses)),
             },
         };
         // Settled as `is_settled` judges it, with the statuses still on the
@@ -122,6 +141,8 @@ struct PodSpecWire<'a> {
     host_network: bool,
     #[serde(default, deserialize_with = "nullable")]
     scheduling_gates: Vec<SchedulingGate>,
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claims: Vec<PodResourceClaimWire>,
     #[serde(default, borrow)]
     containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
@@ -153,10 +174,18 @@ impl<'de> Deserialize<'de> for PodSpec {
         };
         ports.sort();
         ports.dedup();
-        let rare = (!wire.scheduling_gates.is_empty() || !sidecars.is_empty()).then(|| {
+        let rare = (!wire.scheduling_gates.is_empty()
+            || !sidecars.is_empty()
+            || !wire.resource_claims.is_empty())
+        .then(|| {
             Box::new(RareSpec {
                 scheduling_gates: wire.scheduling_gates,
                 sidecars,
+                resource_claims: wire
+                    .resource_claims
+                    .into_iter()
+                    .map(PodResourceClaimWire::into_claim)
+                    .collect(),
             })
         });
         Ok(PodSpec {
@@ -166,6 +195,42 @@ impl<'de> Deserialize<'de> for PodSpec {
             host_ports: ports.into_boxed_slice(),
             rare,
         })
+    }
+}
+
+/// `spec.resourceClaims[]` as 1.31+ writes it, or 1.30 (under `source`).
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PodResourceClaimWire {
+    #[serde(default, deserialize_with = "nullable")]
+    name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claim_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claim_template_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    source: Option<ClaimSourceWire>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ClaimSourceWire {
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claim_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    resource_claim_template_name: Option<String>,
+}
+
+impl PodResourceClaimWire {
+    fn into_claim(self) -> PodResourceClaim {
+        let source = self.source.unwrap_or_default();
+        PodResourceClaim {
+            name: self.name,
+            resource_claim_name: self.resource_claim_name.or(source.resource_claim_name),
+            resource_claim_template_name: self
+                .resource_claim_template_name
+                .or(source.resource_claim_template_name),
+        }
     }
 }
 
@@ -196,6 +261,12 @@ fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodCondi
             "PodScheduled" => kept.pod_scheduled = Some(kept_as(wire)?),
             "Ready" => kept.ready = Some(kept_as(wire)?),
             "DisruptionTarget" => kept.disruption_target = Some(Box::new(kept_as(wire)?)),
+            "PodResizePending" if wire.status == ConditionStatus::True => {
+                kept.resize.get_or_insert_default().pending = Some(kept_as(wire)?);
+            }
+            "PodResizeInProgress" if wire.reason.0 == "Error" => {
+                kept.resize.get_or_insert_default().failed = Some(kept_as(wire)?);
+            }
             _ => {}
         }
     }

@@ -97,6 +97,36 @@ const PREDICATES: &[(&str, PendingCause)] = &[
 
 /// A newer scheduler's words for its reasons, most specific first.
 const REASONS: &[Rule<PendingCause>] = &[
+    // Dynamic Resource Allocation (1.31+; the DynamicResources plugin's
+    // words, dynamicresources.go, and the resourceclaim helpers'). First: a
+    // claim's name may contain any other reason's words.
+    (
+        ClaimMissing,
+        &[
+            "resourceclaim not created yet",
+            "could not find resourceclaim",
+            "was not created for pod",
+        ],
+    ),
+    (ClaimDeleting, &["resourceclaim \""]),
+    (
+        ClaimOnOtherNode,
+        &["resourceclaim not available on the node"],
+    ),
+    (
+        ClaimInUse,
+        &["resourceclaim in use", "in the process of being allocated"],
+    ),
+    (DeviceClassMissing, &["device class "]),
+    (
+        DevicesUnavailable,
+        &[
+            "cannot allocate all claims",
+            "timed out trying to allocate devices",
+            "cannot schedule extended resource claim",
+            "invalid resource pools were encountered",
+        ],
+    ),
     (
         InsufficientCpu,
         &["insufficient cpu", "enough resource: cpu"],
@@ -272,12 +302,26 @@ impl SchedulerReasons {
     }
 }
 
+/// What the DynamicResources plugin's PostFilter appends (dynamicresources.go).
+const DRA_POST_FILTER: &[&str] = &[
+    " no new claims to deallocate",
+    " still not schedulable",
+    " deallocation of ResourceClaim completed",
+    " deletion of ResourceClaim completed",
+];
+
 /// Parses every shape the scheduler has used (see the module documentation).
 pub fn scheduler_reasons(message: &str) -> SchedulerReasons {
     let mut out = SchedulerReasons::default();
     // The preemption tail repeats the node count with other words; it is not a reason.
     let message = message.split(" preemption:").next().unwrap_or(message);
     let message = message.split(".preemption:").next().unwrap_or(message);
+    // The DynamicResources plugin's PostFilter words come before the
+    // preemption tail, for every unschedulable pod on 1.34+ (and before 1.33),
+    // claims or not: not a reason either.
+    let message = DRA_POST_FILTER
+        .iter()
+        .fold(message, |m, tail| m.split(tail).next().unwrap_or(m));
 
     // Volcano's scheduler says "nodes are unavailable:" with the same list.
     let counted = message

@@ -44,6 +44,7 @@ vocabulary! {
         MountFailed = "mount_failed": "Mounting a volume failed (NFS, CSI, ...) for a reason other than a missing ConfigMap or Secret.",
         AttachFailed = "attach_failed": "Attaching a volume to the node failed.",
         MultiAttach = "multi_attach": "A ReadWriteOnce volume is still attached to another node.",
+        DevicesNotPrepared = "devices_not_prepared": "The kubelet cannot prepare the pod's devices (FailedPrepareDynamicResources, DRA): the claim's DRA driver is not registered on the node, its NodePrepareResources call fails, or the claim is not reserved for the pod.",
         Unknown = "unknown": "Still creating long after scheduling, with no warning event that explains it.",
     }
 }

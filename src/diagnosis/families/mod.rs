@@ -17,6 +17,7 @@ mod not_ready;
 mod pending;
 mod pod_finding;
 mod refused;
+mod resize;
 mod terminating;
 mod unexplained;
 mod workloads;
@@ -30,6 +31,7 @@ pub use namespaces::NamespaceCause;
 pub use not_ready::NotReadyCause;
 pub use pending::PendingCause;
 pub use refused::RefusalCause;
+pub use resize::ResizeCause;
 pub use terminating::TerminatingCause;
 pub use unexplained::StuckCause;
 pub use workloads::VerdictCause;
@@ -56,6 +58,7 @@ anomalies! {
     PodCreateRefused = "pod_create_refused" (RefusalCause) => PodCreateRefused : "A ReplicaSet, StatefulSet, DaemonSet, Job or ReplicationController has fewer pods than it wants and the API server refuses the ones it tries to create (its FailedCreate event or ReplicaFailure condition).",
     PodNotReady = "pod_not_ready" (NotReadyCause) => PodNotReady : "A Running pod, not being deleted, has been not Ready longer than --not-ready-after (5 minutes by default) and no container of it is in CrashLoopBackOff (that is a `crash_loop` finding).",
     PodEvicted = "pod_evicted" (EvictionCause) => PodEvictions : "A pod the kubelet evicted or refused to admit, or that a controller disrupted (preemption, taint eviction, node shutdown), still exists in phase Failed.",
+    PodResize = "pod_resize" (ResizeCause) => PodResizeStuck : "A pod's in-place resize (beta 1.33) is not made: the kubelet finds it infeasible on the node, defers it, or failed making it (its PodResizePending or PodResizeInProgress condition; before 1.33, status.resize).",
     RolloutStuck = "rollout_stuck" (VerdictCause) => DeploymentRolloutStuck : "A Deployment lacks available pods or its rollout does not finish, and its pods say why (the newest ReplicaSet's first; its verdict appears with theirs), or its controller does (ProgressDeadlineExceeded; pods unavailable longer than --unavailable-after, 5 minutes by default).",
     StatefulSetUpdateStuck = "statefulset_update_stuck" (VerdictCause) => StatefulSetUpdateStuck : "A StatefulSet's update is not rolled out, or its pods are not Ready, and its lowest ordinal in trouble says why.",
     DaemonSetRolloutStuck = "daemonset_rollout_stuck" (VerdictCause) => DaemonSetRolloutStuck : "A DaemonSet's pods are unavailable on some of its nodes, and those pods say why.",
@@ -78,6 +81,7 @@ pub const FAMILIES: &[Family] = &[
     refused::FAMILY,
     not_ready::FAMILY,
     evicted::FAMILY,
+    resize::FAMILY,
     workloads::FAMILY,
     unexplained::FAMILY,
 ];

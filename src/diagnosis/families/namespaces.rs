@@ -207,7 +207,9 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: Time) -> Findi
         .find(|p| {
             matches!(
                 p.cause,
-                TerminatingCause::NodeNotReady | TerminatingCause::NodeMissing
+                TerminatingCause::NodeNotReady
+                    | TerminatingCause::NodeMissing
+                    | TerminatingCause::OutOfService
             )
         })
         .and_then(|p| p.node.clone());

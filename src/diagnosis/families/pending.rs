@@ -40,10 +40,18 @@ vocabulary! {
         PvcNotFound = "pvc_not_found": "A PersistentVolumeClaim the pod uses does not exist.",
         TopologySpread = "topology_spread": "The node did not satisfy the pod's topology spread constraints.",
         TooManyVolumes = "too_many_volumes": "The node exceeds its maximum attachable volume count.",
+        DevicesUnavailable = "devices_unavailable": "No node has the devices the pod's ResourceClaims ask for, free (DRA: \"cannot allocate all claims\", \"timed out trying to allocate devices\", \"cannot schedule extended resource claim\").",
+        ClaimOnOtherNode = "claim_on_other_node": "A ResourceClaim of the pod is allocated to devices of another node (\"resourceclaim not available on the node\").",
+        ClaimInUse = "claim_in_use": "A ResourceClaim of the pod is in use by, or being allocated for, another pod (\"resourceclaim in use\", \"is in the process of being allocated\").",
+        DeviceClassMissing = "device_class_missing": "A request of the pod's ResourceClaim names a DeviceClass that does not exist (\"device class ... does not exist\").",
+        ClaimMissing = "claim_missing": "A ResourceClaim the pod names does not exist or was not made for it (\"ResourceClaim not created yet\", \"could not find ResourceClaim\", \"was not created for pod\").",
+        ClaimDeleting = "claim_deleting": "A ResourceClaim the pod names is being deleted (\"resourceclaim ... is being deleted\").",
         Other = "other": "A scheduler reason not in this list (the message is kept).",
         NotScheduled = "not_scheduled" => SchedulerNotScheduling: "No PodScheduled condition and no node long after creation, though the pod names a scheduler the cluster uses (default-scheduler, or one that bound other pods): that scheduler is not working.",
         UnknownScheduler = "unknown_scheduler" => PodSchedulerUnknown: "No PodScheduled condition and no node long after creation, and spec.schedulerName names a scheduler nothing in the cluster serves (not default-scheduler, no pod bound by it): a typo, or a scheduler not installed.",
-        SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose; informational, not alerted on.",
+        ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event.",
+        SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose, for less than --gated-after (30 minutes by default); informational, not alerted on.",
+        GatedTooLong = "gated_too_long" => PodSchedulingGated: "Held by spec.schedulingGates longer than --gated-after (30 minutes by default): the controller that owns a gate (Kueue admission, a custom controller) has not removed it. The gates are named in the message.",
     }
 }
 
@@ -227,6 +235,57 @@ fn pending_since(created: Option<Time>, transition: Option<Time>) -> Option<Time
     }
 }
 
+/// What a pod held for its device claims waits for: each claim, whether the
+/// ResourceClaim controller generated it yet (`status.resourceClaimStatuses`),
+/// and that controller's last complaint about the pod.
+fn claims_pending(cluster: &Cluster, pod: &Pod, age: jiff::SignedDuration) -> String {
+    let generated = |name: &str| {
+        pod.status
+            .resource_claim_statuses
+            .iter()
+            .flat_map(|s| s.iter())
+            .find(|s| s.name == name)
+            .and_then(|s| s.resource_claim_name.clone())
+    };
+    let claims: Vec<String> = pod
+        .spec
+        .resource_claims()
+        .iter()
+        .map(
+            |c| match (&c.resource_claim_name, &c.resource_claim_template_name) {
+                (Some(claim), _) => format!("{} (ResourceClaim {claim})", c.name),
+                (None, Some(template)) => match generated(&c.name) {
+                    Some(claim) => format!(
+                        "{} (ResourceClaim {claim}, from template {template})",
+                        c.name
+                    ),
+                    None => format!("{} (from template {template}: not generated yet)", c.name),
+                },
+                (None, None) => c.name.clone(),
+            },
+        )
+        .collect();
+    let mut message = format!(
+        "not tried by the scheduler {} after creation: it waits for the pod's ResourceClaims to exist and be usable: {}",
+        age::short(age),
+        claims.join(", ")
+    );
+    let complaint = cluster
+        .events_about(
+            Kind::Pod,
+            &pod.metadata.namespace,
+            &pod.metadata.name,
+            &pod.metadata.uid,
+        )
+        .filter(|e| e.reason == "FailedResourceClaimCreation")
+        .last();
+    if let Some(event) = complaint {
+        message.push_str("; FailedResourceClaimCreation: ");
+        message.push_str(&event.message);
+    }
+    message
+}
+
 fn judge(
     pod: &Pod,
     now: Time,
@@ -256,12 +315,24 @@ fn judge(
             .iter()
             .map(|g| g.name.as_str())
             .collect();
-        return Some(finding(
-            PendingCause::SchedulingGated,
-            created,
-            format!("spec.schedulingGates: {}", gates.join(", ")),
-            Detail::None,
-        ));
+        // Gated since the gate was set: at creation, or when the condition says.
+        let since = pending_since(created, scheduled.and_then(|c| c.last_transition_time));
+        let held = since.map(|s| now.duration_since(s));
+        let too_long = held.is_some_and(|h| h >= settings.gated_after);
+        let message = format!("spec.schedulingGates: {}", gates.join(", "));
+        return Some(if too_long {
+            finding(
+                PendingCause::GatedTooLong,
+                since,
+                format!(
+                    "{message}: held {} (longer than --gated-after); the controller that owns each gate has not removed it",
+                    age::short(held.unwrap_or_default())
+                ),
+                Detail::None,
+            )
+        } else {
+            finding(PendingCause::SchedulingGated, since, message, Detail::None)
+        });
     }
     match scheduled {
         Some(c) if c.status != ConditionStatus::True => {
@@ -291,6 +362,14 @@ fn judge(
             let age = now.duration_since(created);
             if age < settings.unscheduled_after {
                 return None;
+            }
+            if !pod.spec.resource_claims().is_empty() {
+                return Some(finding(
+                    PendingCause::ClaimsPending,
+                    Some(created),
+                    claims_pending(schedulers.cluster, pod, age),
+                    Detail::None,
+                ));
             }
             let scheduler = pod.spec.scheduler_name.as_str();
             Some(if schedulers.serves(scheduler) {

@@ -5,8 +5,10 @@
 //! these that holds is the cause:
 //!
 //! 1. `node_missing`: the pod's node is gone, nothing will confirm it stopped;
-//! 2. `node_not_ready`: the node's kubelet is not reporting (Ready False/Unknown),
-//!    so the status below is stale and the pod waits for the node;
+//! 2. `out_of_service`: the node is not Ready and declared out of service (the
+//!    pod GC should have force-deleted the pod); `node_not_ready`: the node's
+//!    kubelet is not reporting (Ready False/Unknown), so the status below is
+//!    stale and the pod waits for the node;
 //! 3. `containers_running`: a container still runs, or the kubelet reported a
 //!    kill that failed (FailedKillPod, StopContainer deadline exceeded);
 //! 4. `cleanup_pending` with an event: the kubelet reported an unmount or
@@ -31,6 +33,7 @@ vocabulary! {
     pub enum TerminatingCause {
         Graceful = "graceful" [quiet]: "Before the deadline (deletionTimestamp): the grace period is still running; normal.",
         NodeNotReady = "node_not_ready" => PodTerminatingNodeLost [node_lost]: "Past the deadline and the pod's node is Ready=False or Unknown: no kubelet confirms the containers stopped.",
+        OutOfService = "out_of_service" => PodTerminatingNodeLost: "Past the deadline on a node that is not Ready and carries the node.kubernetes.io/out-of-service taint (non-graceful node shutdown): someone declared the node gone, so the pod GC force-deletes its terminating pods; a pod still here is held by a finalizer, or the pod GC (kube-controller-manager) is not running. Not a lost node: it was acted on.",
         NodeMissing = "node_missing" => PodTerminatingNodeLost [node_lost]: "Past the deadline and the pod's nodeName is not among the nodes: nothing will ever confirm the pod stopped.",
         Finalizers = "finalizers" => PodTerminatingFinalizers: "Past the deadline, containers gone, and metadata.finalizers is not empty: a controller has not removed its finalizer.",
         ContainersRunning = "containers_running" => PodTerminatingContainersRunning: "Past the deadline with a container still running (or a kill that failed): the runtime does not stop it.",
@@ -42,7 +45,11 @@ vocabulary! {
 /// Every Terminating pod is among the unsettled ones.
 fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     let (cluster, now) = (input.cluster, input.now);
-    for pod in input.unsettled.iter().filter(|p| p.is_terminating()) {
+    for pod in input
+        .unsettled
+        .iter()
+        .filter(|p| p.is_terminating() && !deleted_by_pod_gc(p))
+    {
         let (Some(requested), Some(deadline)) =
             (pod.deletion_requested(), pod.metadata.deletion_timestamp)
         else {
@@ -105,6 +112,26 @@ const METRICS: &[MetricFamily] = &[
     },
 ];
 
+/// The pod GC force-deleted the pod (DisruptionTarget reason DeletionByPodGC,
+/// 1.26+: its node is gone, or out of service) and nothing holds it: it is
+/// going away now, resolved rather than lost.
+fn deleted_by_pod_gc(pod: &Pod) -> bool {
+    pod.metadata.finalizers.is_empty()
+        && pod
+            .status
+            .conditions
+            .disruption_target
+            .as_ref()
+            .is_some_and(|c| c.reason() == "DeletionByPodGC")
+}
+
+/// The taint that declares a node shut down for good (non-graceful node
+/// shutdown, GA 1.28): the pod GC then force-deletes its terminating pods.
+const OUT_OF_SERVICE: &str = "node.kubernetes.io/out-of-service";
+/// The taint cloud providers' node controllers put on a node whose instance is
+/// shut down (k8s.io/cloud-provider `ToBeDeletedTaint`'s sibling).
+const CLOUD_SHUTDOWN: &str = "node.cloudprovider.kubernetes.io/shutdown";
+
 /// Why a pod with a deletionTimestamp still exists at `now`, for observers
 /// that need the cause without a finding (the watch's durations).
 pub(crate) fn terminating_cause(cluster: &Cluster, pod: &Pod, now: Time) -> TerminatingCause {
@@ -136,7 +163,13 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: Time) -> Verdict<Terminat
         );
     }
 
-    if let Some(lost) = node_lost(cluster, &pod.spec.node_name) {
+    if let Some(mut lost) = node_lost(cluster, &pod.spec.node_name) {
+        if lost.cause == TerminatingCause::OutOfService && !pod.metadata.finalizers.is_empty() {
+            lost.message.push_str(&format!(
+                "; held by finalizers: {}",
+                pod.metadata.finalizers.join(", ")
+            ));
+        }
         return lost;
     }
 
@@ -212,11 +245,27 @@ pub(super) fn node_lost(cluster: &Cluster, node_name: &str) -> Option<Verdict<Te
     if node.readiness() == Readiness::Ready {
         return None;
     }
-    let message = match &node.status.ready {
+    let mut message = match &node.status.ready {
         Some(c) if !c.message.is_empty() => format!("node {node_name:?}: {}", c.message),
         Some(c) => format!("node {node_name:?} is Ready={:?}", c.status),
         None => format!("node {node_name:?} reports no Ready condition"),
     };
+    let tainted = |key: &str| node.spec.taints.iter().any(|t| t.key == key);
+    if tainted(OUT_OF_SERVICE) {
+        message.push_str(&format!(
+            "; the node carries {OUT_OF_SERVICE}, so the pod GC should have force-deleted the pod"
+        ));
+        return Some(Verdict {
+            cause: TerminatingCause::OutOfService,
+            message,
+        });
+    }
+    if tainted(CLOUD_SHUTDOWN) {
+        message.push_str(&format!(
+            "; the cloud provider says the instance is shut down ({CLOUD_SHUTDOWN}): \
+             if it will not come back, taint the node {OUT_OF_SERVICE}=nodeshutdown:NoExecute"
+        ));
+    }
     Some(Verdict {
         cause: TerminatingCause::NodeNotReady,
         message,

@@ -74,14 +74,23 @@ pub(super) fn rollout_stuck<'a>(
         return None;
     }
     // Its newest ReplicaSet's pods first; for unavailable replicas, every
-    // ReplicaSet's.
-    let mut explained =
-        newest.and_then(|rs| explain(pods_of(rs).into_iter().filter_map(|p| known.of(p))));
+    // ReplicaSet's. A pod being deleted is no longer counted nor waited for
+    // (one that is waited for makes a `recreate_blocked` finding instead).
+    let counted = |p: &&Pod| !p.is_terminating();
+    let mut explained = newest.and_then(|rs| {
+        explain(
+            pods_of(rs)
+                .into_iter()
+                .filter(counted)
+                .filter_map(|p| known.of(p)),
+        )
+    });
     if explained.is_none() && unavailable {
         explained = explain(
             replica_sets
                 .iter()
                 .flat_map(|rs| pods_of(rs))
+                .filter(counted)
                 .filter_map(|p| known.of(p)),
         );
     }
@@ -163,7 +172,11 @@ pub(super) fn update_stuck(
         .pods_owned_by(Kind::StatefulSet, &m.namespace, &m.name, &m.uid)
         .collect();
     pods.sort_by_key(|p| (ordinal(&m.name, &p.metadata.name), p.metadata.name.clone()));
-    let first = pods.iter().find_map(|p| known.of(p))?;
+    // A pod above the wanted replicas is being scaled away: it holds nothing.
+    let first = pods
+        .iter()
+        .filter(|p| ordinal(&m.name, &p.metadata.name).is_none_or(|o| o < wanted))
+        .find_map(|p| known.of(p))?;
     let explanation = explain([first]).filter(|e| !e.covered)?;
     let subject = Subject {
         kind: Kind::StatefulSet,

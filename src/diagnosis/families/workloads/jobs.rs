@@ -155,7 +155,11 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Op
                 }
             }
         };
-        let said = format!("{}: {}", failed.reason, failed.message);
+        let said = match (failed.reason.as_str(), failed.message.as_str()) {
+            ("", "") => "Failed".to_string(),
+            (reason, "") | ("", reason) => reason.to_string(),
+            (reason, message) => format!("{reason}: {message}"),
+        };
         return Some(finding(
             &subject(said),
             Cause::JobFailed(explanation.cause),
