@@ -431,3 +431,25 @@ fn a_shut_down_instance_says_what_to_do() {
             .contains("node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
     );
 }
+
+/// A pod whose devices the DRA driver does not release stays Terminating with
+/// no event (the kubelet only logs "unprepare dynamic resources"): the
+/// cleanup the kubelet has not finished says so.
+#[test]
+fn devices_not_released_are_named_in_the_cleanup() {
+    let mut pod = containers_exited(deleted(
+        running_pod("gpu-test1", "pod0", "worker-1", None),
+        "2024-06-01T11:00:00Z",
+        30,
+    ));
+    pod["spec"]["resourceClaims"] =
+        json!([{"name": "gpu", "resourceClaimTemplateName": "single-gpu"}]);
+    let findings = diagnose(&[ready_node("worker-1"), pod]);
+    let f = only(&findings, "pod0");
+    assert_eq!(f.cause.to_string(), "cleanup_pending");
+    assert!(
+        f.message.contains("unprepare dynamic resources"),
+        "{}",
+        f.message
+    );
+}

@@ -221,10 +221,18 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: Time) -> Verdict<Terminat
             "the pod was never bound to a node and has no finalizers".to_string(),
         );
     }
+    // The kubelet unprepares a pod's devices before its final delete, and
+    // says nothing but in its log when the DRA driver fails to (kubelet.go,
+    // SyncTerminatingPod: "unprepare dynamic resources").
+    let devices = if pod.spec.resource_claims().is_empty() {
+        ""
+    } else {
+        "; the pod claims devices: the node's DRA driver may fail to release them (kubelet log: \"unprepare dynamic resources\")"
+    };
     verdict(
         TerminatingCause::CleanupPending,
         format!(
-            "no container is running on node {:?}, but the kubelet has not completed the deletion",
+            "no container is running on node {:?}, but the kubelet has not completed the deletion{devices}",
             pod.spec.node_name
         ),
     )
