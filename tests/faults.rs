@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 const BOUND: Duration = Duration::from_secs(45);
 
 /// The resources the exporter watches, as (list path, apiVersion, kind).
-const LISTS: [(&str, &str, &str); 10] = [
+const LISTS: [(&str, &str, &str); 11] = [
     ("/api/v1/nodes", "v1", "Node"),
     ("/api/v1/namespaces", "v1", "Namespace"),
     ("/api/v1/pods", "v1", "Pod"),
@@ -37,6 +37,11 @@ const LISTS: [(&str, &str, &str); 10] = [
     ),
     ("/apis/batch/v1/jobs", "batch/v1", "Job"),
     ("/api/v1/events?fieldSelector=type%3DWarning", "v1", "Event"),
+    (
+        "/apis/resource.k8s.io/v1/resourceclaims",
+        "resource.k8s.io/v1",
+        "ResourceClaim",
+    ),
 ];
 
 struct Scenario {

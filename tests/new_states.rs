@@ -453,3 +453,62 @@ fn devices_not_released_are_named_in_the_cleanup() {
         f.message
     );
 }
+
+/// Where the ResourceClaims were listed, they tell what the pod waits for
+/// (the scheduler writes nothing before the claims are usable): a claim that
+/// does not exist, one being deleted, one reserved for another pod.
+#[test]
+fn the_listed_claims_say_what_the_pod_waits_for() {
+    let claim = |name: &str, extra: Value| {
+        let mut claim = json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "gpu-test1", "uid": format!("uid-{name}"),
+                         "finalizers": ["resource.kubernetes.io/delete-protection"]},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]}},
+            "status": {}});
+        for (k, v) in extra.as_object().unwrap() {
+            claim[k.as_str()] = v.clone();
+        }
+        claim
+    };
+    let shared = |pod: &str, claim: &str| {
+        let mut p = gpu_pod(pod);
+        p["spec"]["resourceClaims"] = json!([{"name": "gpu", "resourceClaimName": claim}]);
+        p
+    };
+    let mut deleting = claim("old-gpu", json!({}));
+    deleting["metadata"]["deletionTimestamp"] = json!("2024-06-01T11:30:00Z");
+    let mut reserved = claim("busy-gpu", json!({}));
+    reserved["status"] = json!({"allocation": {"devices": {"results": [{"device": "gpu-4", "driver": "gpu.example.com",
+        "pool": "worker-1", "request": "gpu"}]}}, "reservedFor": [{"resource": "pods", "name": "other", "uid": "u-other"}]});
+    let objects = [
+        shared("a", "missing-gpu"),
+        shared("b", "old-gpu"),
+        shared("c", "busy-gpu"),
+        deleting,
+        reserved,
+    ];
+    let findings = diagnose(&objects);
+    assert_eq!(only(&findings, "a").cause.to_string(), "claim_missing");
+    assert!(
+        only(&findings, "a")
+            .message
+            .contains("missing-gpu: does not exist")
+    );
+    assert_eq!(only(&findings, "b").cause.to_string(), "claim_deleting");
+    let c = only(&findings, "c");
+    assert_eq!(c.cause.to_string(), "claims_pending");
+    assert!(
+        c.message.contains("busy-gpu: reserved for another pod"),
+        "{}",
+        c.message
+    );
+    // Not listed (a dump without them, an API server that serves none): the
+    // pods only say they wait.
+    let findings = diagnose(&objects[..3]);
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.cause.to_string() == "claims_pending"),
+        "{findings:#?}"
+    );
+}

@@ -98,6 +98,17 @@ pub(crate) static RESOURCES: &[ResourceType] = &[
         short_names: &[],
         namespaced: true,
     },
+    // Dynamic Resource Allocation, GA in 1.34.
+    ResourceType {
+        group: "resource.k8s.io",
+        version: "v1",
+        api_version: "resource.k8s.io/v1",
+        kind: "ResourceClaim",
+        plural: "resourceclaims",
+        singular: "resourceclaim",
+        short_names: &[],
+        namespaced: true,
+    },
     ResourceType {
         group: "events.k8s.io",
         version: "v1",

@@ -306,7 +306,10 @@ async fn single_objects_discovery_and_unknown_paths() {
         .iter()
         .filter_map(|g| g["name"].as_str())
         .collect();
-    assert_eq!(groups, ["apps", "batch", "events.k8s.io"]);
+    assert_eq!(
+        groups,
+        ["apps", "batch", "resource.k8s.io", "events.k8s.io"]
+    );
     let (_, core) = get(&server, "/api/v1").await;
     assert!(
         core["resources"]

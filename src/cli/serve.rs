@@ -240,6 +240,7 @@ async fn watch_cluster(
         shard,
         watch_timeout: Some(args.watch_timeout),
         relist_interval: args.relist_interval,
+        unserved: watch::unserved_kinds(&client).await,
     };
     let live = Arc::new(
         LiveState::new(settings, watch::plan(&options))

@@ -19,6 +19,7 @@ pub enum Kind {
     ReplicationController,
     Job,
     Event,
+    ResourceClaim,
 }
 
 /// Where a kind's objects live.
@@ -43,7 +44,7 @@ struct About {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Pod,
         Kind::Node,
         Kind::Namespace,
@@ -54,6 +55,7 @@ impl Kind {
         Kind::ReplicationController,
         Kind::Job,
         Kind::Event,
+        Kind::ResourceClaim,
     ];
 
     /// The table.
@@ -75,6 +77,8 @@ impl Kind {
             Kind::ReplicationController => About { name: "ReplicationController", plural: "replicationcontrollers", group: "", older_groups: NONE, version: "v1", scope: Namespaced },
             Kind::Job =>         About { name: "Job",         plural: "jobs",         group: "batch", older_groups: NONE,     version: "v1", scope: Namespaced },
             Kind::Event =>       About { name: "Event",       plural: "events",       group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
+            // GA in 1.34; dumps of 1.31-1.33 clusters name v1alpha3/v1beta1/v1beta2 of the same group.
+            Kind::ResourceClaim => About { name: "ResourceClaim", plural: "resourceclaims", group: "resource.k8s.io", older_groups: NONE, version: "v1", scope: Namespaced },
         };
         about
     }
@@ -96,6 +100,11 @@ impl Kind {
 
     pub const fn version(self) -> &'static str {
         self.about().version
+    }
+
+    /// Served only by newer API servers: watched where they are served.
+    pub(crate) const fn is_optional(self) -> bool {
+        matches!(self, Kind::ResourceClaim)
     }
 
     pub(crate) const fn is_namespaced(self) -> bool {
@@ -161,7 +170,8 @@ mod tests {
                 "daemonsets",
                 "replicationcontrollers",
                 "jobs",
-                "events"
+                "events",
+                "resourceclaims"
             ]
         );
     }

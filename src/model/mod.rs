@@ -30,6 +30,7 @@ mod owner;
 pub mod plural;
 mod pod;
 mod pod_wire;
+mod resource_claim;
 mod time;
 mod uid;
 mod workload;

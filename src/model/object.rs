@@ -13,6 +13,7 @@ use super::name::Name;
 use super::namespace::Namespace;
 use super::node::Node;
 use super::pod::Pod;
+use super::resource_claim::ResourceClaim;
 use super::uid::Uid;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
@@ -31,6 +32,7 @@ pub enum Object {
     ReplicationController(ReplicationController),
     Job(Job),
     Event(Event),
+    ResourceClaim(ResourceClaim),
 }
 
 impl Object {
@@ -46,6 +48,7 @@ impl Object {
             Object::ReplicationController(_) => Kind::ReplicationController,
             Object::Job(_) => Kind::Job,
             Object::Event(_) => Kind::Event,
+            Object::ResourceClaim(_) => Kind::ResourceClaim,
         }
     }
 
@@ -72,6 +75,7 @@ impl Object {
             Object::ReplicationController(o) => ObjectKey::from(&o.metadata),
             Object::Job(o) => ObjectKey::from(&o.metadata),
             Object::Event(o) => o.key.clone(),
+            Object::ResourceClaim(o) => ObjectKey::from(&o.metadata),
         }
     }
 }
@@ -109,6 +113,7 @@ impl Kind {
             Kind::Job => visitor.visit::<Job>(),
             // The core v1 Event (what a list or watch of `events` serves).
             Kind::Event => visitor.visit::<CoreEvent>(),
+            Kind::ResourceClaim => visitor.visit::<ResourceClaim>(),
         }
     }
 }
@@ -147,6 +152,7 @@ slim!(ReplicationController, ReplicationController, |o| {
     Object::ReplicationController(o)
 });
 slim!(Job, Job, |o| Object::Job(o));
+slim!(ResourceClaim, ResourceClaim, |o| Object::ResourceClaim(o));
 slim!(CoreEvent, Event, |o| Object::Event(Event::from(o)));
 
 #[cfg(test)]

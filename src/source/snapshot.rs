@@ -35,7 +35,8 @@ pub(crate) async fn list_cluster(
     mut progress: impl FnMut(Progress),
 ) -> Result<Cluster, ListError> {
     let mut cluster = Cluster::new();
-    for kind in Kind::watch_order() {
+    let unserved = super::watch::unserved_kinds(client).await;
+    for kind in Kind::watch_order().filter(|k| !unserved.contains(k)) {
         let selector = match kind {
             Kind::Event => Some("type=Warning".to_string()),
             // With -n, only that namespace's own object matters.

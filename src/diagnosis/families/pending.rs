@@ -44,12 +44,12 @@ vocabulary! {
         ClaimOnOtherNode = "claim_on_other_node": "A ResourceClaim of the pod is allocated to devices of another node (\"resourceclaim not available on the node\").",
         ClaimInUse = "claim_in_use": "A ResourceClaim of the pod is in use by, or being allocated for, another pod (\"resourceclaim in use\", \"is in the process of being allocated\").",
         DeviceClassMissing = "device_class_missing": "A request of the pod's ResourceClaim names a DeviceClass that does not exist (\"device class ... does not exist\").",
-        ClaimMissing = "claim_missing": "A ResourceClaim the pod names does not exist or was not made for it (\"ResourceClaim not created yet\", \"could not find ResourceClaim\", \"was not created for pod\").",
-        ClaimDeleting = "claim_deleting": "A ResourceClaim the pod names is being deleted (\"resourceclaim ... is being deleted\").",
+        ClaimMissing = "claim_missing": "A ResourceClaim the pod names does not exist or was not made for it (\"ResourceClaim not created yet\", \"could not find ResourceClaim\", \"was not created for pod\"; or, before the scheduler tried the pod, the listed ResourceClaims lack it).",
+        ClaimDeleting = "claim_deleting": "A ResourceClaim the pod names is being deleted (\"resourceclaim ... is being deleted\"; or, before the scheduler tried the pod, the listed claim has a deletionTimestamp).",
         Other = "other": "A scheduler reason not in this list (the message is kept).",
         NotScheduled = "not_scheduled" => SchedulerNotScheduling: "No PodScheduled condition and no node long after creation, though the pod names a scheduler the cluster uses (default-scheduler, or one that bound other pods): that scheduler is not working.",
         UnknownScheduler = "unknown_scheduler" => PodSchedulerUnknown: "No PodScheduled condition and no node long after creation, and spec.schedulerName names a scheduler nothing in the cluster serves (not default-scheduler, no pod bound by it): a typo, or a scheduler not installed.",
-        ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event.",
+        ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event; a claim the listed ResourceClaims show missing or being deleted makes the cause claim_missing or claim_deleting.",
         SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose, for less than --gated-after (30 minutes by default); informational, not alerted on.",
         GatedTooLong = "gated_too_long" => PodSchedulingGated: "Held by spec.schedulingGates longer than --gated-after (30 minutes by default): the controller that owns a gate (Kueue admission, a custom controller) has not removed it. The gates are named in the message.",
     }
@@ -236,9 +236,16 @@ fn pending_since(created: Option<Time>, transition: Option<Time>) -> Option<Time
 }
 
 /// What a pod held for its device claims waits for: each claim, whether the
-/// ResourceClaim controller generated it yet (`status.resourceClaimStatuses`),
-/// and that controller's last complaint about the pod.
-fn claims_pending(cluster: &Cluster, pod: &Pod, age: jiff::SignedDuration) -> String {
+/// ResourceClaim controller generated it yet (`status.resourceClaimStatuses`)
+/// and, where the claims were listed, whether it exists or is being deleted;
+/// and that controller's last complaint about the pod. The cause is the
+/// worst a claim shows: missing, being deleted, else waiting.
+fn claims_pending(
+    cluster: &Cluster,
+    pod: &Pod,
+    age: jiff::SignedDuration,
+) -> (PendingCause, String) {
+    let namespace = pod.metadata.namespace.as_str();
     let generated = |name: &str| {
         pod.status
             .resource_claim_statuses
@@ -247,17 +254,44 @@ fn claims_pending(cluster: &Cluster, pod: &Pod, age: jiff::SignedDuration) -> St
             .find(|s| s.name == name)
             .and_then(|s| s.resource_claim_name.clone())
     };
+    let listed = cluster.has_listed(Kind::ResourceClaim);
+    let mut cause = PendingCause::ClaimsPending;
+    let mut state = |claim: &str| -> &'static str {
+        if !listed {
+            return "";
+        }
+        match cluster.resource_claim(namespace, claim) {
+            None => {
+                cause = PendingCause::ClaimMissing;
+                ": does not exist"
+            }
+            Some(c) if c.is_deleting() => {
+                if cause != PendingCause::ClaimMissing {
+                    cause = PendingCause::ClaimDeleting;
+                }
+                ": being deleted"
+            }
+            Some(c)
+                if c.reserved_for_pods()
+                    .any(|p| p != pod.metadata.name.as_str()) =>
+            {
+                ": reserved for another pod"
+            }
+            Some(_) => "",
+        }
+    };
     let claims: Vec<String> = pod
         .spec
         .resource_claims()
         .iter()
         .map(
             |c| match (&c.resource_claim_name, &c.resource_claim_template_name) {
-                (Some(claim), _) => format!("{} (ResourceClaim {claim})", c.name),
+                (Some(claim), _) => format!("{} (ResourceClaim {claim}{})", c.name, state(claim)),
                 (None, Some(template)) => match generated(&c.name) {
                     Some(claim) => format!(
-                        "{} (ResourceClaim {claim}, from template {template})",
-                        c.name
+                        "{} (ResourceClaim {claim}{}, from template {template})",
+                        c.name,
+                        state(&claim)
                     ),
                     None => format!("{} (from template {template}: not generated yet)", c.name),
                 },
@@ -283,7 +317,7 @@ fn claims_pending(cluster: &Cluster, pod: &Pod, age: jiff::SignedDuration) -> St
         message.push_str("; FailedResourceClaimCreation: ");
         message.push_str(&event.message);
     }
-    message
+    (cause, message)
 }
 
 fn judge(
@@ -364,12 +398,8 @@ fn judge(
                 return None;
             }
             if !pod.spec.resource_claims().is_empty() {
-                return Some(finding(
-                    PendingCause::ClaimsPending,
-                    Some(created),
-                    claims_pending(schedulers.cluster, pod, age),
-                    Detail::None,
-                ));
+                let (cause, message) = claims_pending(schedulers.cluster, pod, age);
+                return Some(finding(cause, Some(created), message, Detail::None));
             }
             let scheduler = pod.spec.scheduler_name.as_str();
             Some(if schedulers.serves(scheduler) {

@@ -11,6 +11,7 @@ use crate::model::namespace::Namespace;
 use crate::model::node::Node;
 use crate::model::owner::{OwnerKey, owner_uid_agrees};
 use crate::model::pod::Pod;
+use crate::model::resource_claim::ResourceClaim;
 use crate::model::uid::Uid;
 use crate::model::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
@@ -64,6 +65,13 @@ impl Cluster {
 
     pub(crate) fn replication_controllers(&self) -> impl Iterator<Item = &ReplicationController> {
         self.replication_controllers.values().map(|r| &**r)
+    }
+
+    /// A ResourceClaim by namespace and name.
+    pub(crate) fn resource_claim(&self, namespace: &str, name: &str) -> Option<&ResourceClaim> {
+        self.resource_claims
+            .get(&ObjectKey::new(namespace, name))
+            .map(|c| &**c)
     }
 
     pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {

@@ -25,6 +25,7 @@ use super::node::Node;
 use super::object::Object;
 use super::owner::OwnerKey;
 use super::pod::Pod;
+use super::resource_claim::ResourceClaim;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
 /// Whether two versions of a pod sit in the same index entries (node,
@@ -58,6 +59,7 @@ pub struct Cluster {
     daemon_sets: BTreeMap<ObjectKey, Box<DaemonSet>>,
     replication_controllers: BTreeMap<ObjectKey, Box<ReplicationController>>,
     jobs: BTreeMap<ObjectKey, Box<Job>>,
+    resource_claims: BTreeMap<ObjectKey, Box<ResourceClaim>>,
     events: EventStore,
     /// The pod indexes are looked up by node or owner and never walked, so
     /// they are hash maps; each holds its keys in a sorted list.
@@ -131,6 +133,9 @@ impl Cluster {
                 self.jobs.insert(key, Box::new(j));
             }
             Object::Event(e) => self.events.apply(e),
+            Object::ResourceClaim(c) => {
+                self.resource_claims.insert(key, Box::new(c));
+            }
         }
     }
 
@@ -181,6 +186,9 @@ impl Cluster {
                 self.jobs.remove(key);
             }
             Kind::Event => self.events.delete(key),
+            Kind::ResourceClaim => {
+                self.resource_claims.remove(key);
+            }
         }
     }
 
@@ -233,6 +241,7 @@ impl Cluster {
             Kind::DaemonSet => keyed(&self.daemon_sets),
             Kind::ReplicationController => keyed(&self.replication_controllers),
             Kind::Job => keyed(&self.jobs),
+            Kind::ResourceClaim => keyed(&self.resource_claims),
             Kind::Event => self.events.keys().cloned().collect(),
         }
     }
@@ -256,6 +265,7 @@ impl Cluster {
             Kind::DaemonSet => self.daemon_sets.clear(),
             Kind::ReplicationController => self.replication_controllers.clear(),
             Kind::Job => self.jobs.clear(),
+            Kind::ResourceClaim => self.resource_claims.clear(),
             Kind::Event => self.events = EventStore::default(),
         }
     }
@@ -289,6 +299,7 @@ impl Cluster {
             Kind::DaemonSet => self.daemon_sets.len(),
             Kind::ReplicationController => self.replication_controllers.len(),
             Kind::Job => self.jobs.len(),
+            Kind::ResourceClaim => self.resource_claims.len(),
             Kind::Event => self.events.len(),
         }
     }

@@ -37,6 +37,8 @@ pub(crate) struct WatchOptions {
     pub(crate) exclude_namespaces: Vec<String>,
     /// The part of the cluster this exporter covers (all of it unless sharded).
     pub(crate) shard: Shard,
+    /// Kinds the API server does not serve (see [`unserved_kinds`]): not watched.
+    pub(crate) unserved: Vec<Kind>,
     /// How long the API server keeps each watch request open (`timeoutSeconds`);
     /// `None` keeps the default, 290 s.
     pub(crate) watch_timeout: Option<std::time::Duration>,
@@ -58,6 +60,39 @@ pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The optional kinds (served only by newer clusters) the API server does not
+/// serve: their group version is unknown to it (404), or lists no such
+/// resource. Any other answer leaves the kind watched, so that a real
+/// problem shows as that watch's errors rather than as silence.
+pub(crate) async fn unserved_kinds(client: &Client) -> Vec<Kind> {
+    let mut unserved = Vec::new();
+    for kind in Kind::ALL.into_iter().filter(|k| k.is_optional()) {
+        let group_version = format!("{}/{}", kind.group(), kind.version());
+        match client.list_api_group_resources(&group_version).await {
+            Ok(list) if list.resources.iter().any(|r| r.name == kind.plural()) => {}
+            Err(kube::Error::Api(status)) if status.code != 404 => {
+                tracing::warn!(
+                    group_version,
+                    code = status.code,
+                    "discovery refused; watching anyway"
+                );
+            }
+            Ok(_) | Err(kube::Error::Api(_)) => {
+                tracing::info!(
+                    group_version,
+                    resource = kind.plural(),
+                    "not served by this API server: not watched"
+                );
+                unserved.push(kind);
+            }
+            Err(err) => {
+                tracing::warn!(group_version, error = %err, "discovery failed; watching anyway");
+            }
+        }
+    }
+    unserved
+}
+
 /// The watches to run: cluster-scoped kinds once; namespaced kinds once for all
 /// namespaces, or once per namespace given with `--namespace`.
 ///
@@ -66,6 +101,7 @@ pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
 /// they appear; see [`spawn_all`]), so no shard decodes another shard's objects.
 pub(crate) fn plan(options: &WatchOptions) -> Vec<(Kind, Scope)> {
     Kind::watch_order()
+        .filter(|kind| !options.unserved.contains(kind))
         .flat_map(|kind| {
             if !kind.is_namespaced() {
                 vec![(kind, None)]
@@ -213,7 +249,8 @@ async fn follow_namespaces(client: Client, state: Arc<LiveState>, options: Watch
                 continue;
             }
             let scope = Some(namespace.clone());
-            let kinds = Kind::watch_order().filter(|k| k.is_namespaced());
+            let kinds =
+                Kind::watch_order().filter(|k| k.is_namespaced() && !options.unserved.contains(k));
             state.add_watches(kinds.clone().map(|k| (k, scope.clone())));
             let tasks = kinds
                 .map(|kind| spawn_one(&client, &state, &options, kind, scope.clone()))
@@ -443,5 +480,64 @@ mod tests {
             Some("metadata.name!=kube-system")
         );
         assert_eq!(field_selector(Kind::Node, &options), None);
+    }
+
+    #[test]
+    fn kinds_the_server_does_not_serve_are_not_watched() {
+        let options = WatchOptions {
+            unserved: vec![Kind::ResourceClaim],
+            ..Default::default()
+        };
+        let planned = plan(&options);
+        assert_eq!(planned.len(), Kind::ALL.len() - 1);
+        assert!(planned.iter().all(|(k, _)| *k != Kind::ResourceClaim));
+    }
+
+    /// An API server before 1.34 answers 404 for resource.k8s.io/v1 (or
+    /// serves the group without the resource): the kind is not watched; one
+    /// that lists it, or fails otherwise, leaves it watched.
+    #[tokio::test]
+    async fn discovery_decides_what_is_served() {
+        async fn serve(body: Option<serde_json::Value>) -> Client {
+            let app = axum::Router::new().fallback(move || {
+                let body = body.clone();
+                async move {
+                    match body {
+                        Some(body) => axum::Json(body).into_response(),
+                        None => (
+                            axum::http::StatusCode::NOT_FOUND,
+                            axum::Json(serde_json::json!({"kind": "Status", "apiVersion": "v1",
+                                "status": "Failure", "reason": "NotFound", "code": 404,
+                                "message": "the server could not find the requested resource"})),
+                        )
+                            .into_response(),
+                    }
+                }
+            });
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            tokio::spawn(async move { axum::serve(listener, app).await });
+            let config = kube::Config::new(format!("http://{address}").parse().unwrap());
+            Client::try_from(config).unwrap()
+        }
+        use axum::response::IntoResponse;
+        let list = |resources: serde_json::Value| {
+            serde_json::json!({"kind": "APIResourceList", "apiVersion": "v1",
+                "groupVersion": "resource.k8s.io/v1", "resources": resources})
+        };
+        assert_eq!(
+            unserved_kinds(&serve(None).await).await,
+            [Kind::ResourceClaim]
+        );
+        let without = serve(Some(list(serde_json::json!([{"name": "deviceclasses",
+            "singularName": "deviceclass", "namespaced": false, "kind": "DeviceClass",
+            "verbs": ["list"]}]))))
+        .await;
+        assert_eq!(unserved_kinds(&without).await, [Kind::ResourceClaim]);
+        let with = serve(Some(list(serde_json::json!([{"name": "resourceclaims",
+            "singularName": "resourceclaim", "namespaced": true, "kind": "ResourceClaim",
+            "verbs": ["list", "watch"]}]))))
+        .await;
+        assert!(unserved_kinds(&with).await.is_empty());
     }
 }
