@@ -14,6 +14,7 @@ COPY alerts/kube-lifecycle.rules.yaml alerts/kube-lifecycle.rules.yaml
 # Workspace members: cargo reads their manifests even when building another member.
 COPY fake-apiserver/ fake-apiserver/
 COPY bench/ bench/
+COPY xtask/ xtask/
 RUN cargo build --release --locked --bin kube-lifecycle-exporter
 
 # Runtime stage: distroless "cc" (glibc and libgcc, no shell, no package manager),

@@ -10,7 +10,7 @@
 //   }
 //
 // The files shipped in alerts/ and dashboards/ are this mixin rendered with these
-// defaults (tests/mixin.rs checks that they are).
+// defaults (`cargo xtask generate` writes them; its `--check` checks them).
 {
   _config+:: {
     // The exporter's own targets: `up` and the exporter's self-metrics.

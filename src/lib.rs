@@ -9,8 +9,7 @@
 pub mod cli;
 pub mod codec;
 pub mod diagnosis;
-#[cfg(test)]
-mod doc_blocks;
+pub mod doc_blocks;
 pub mod model;
 pub mod output;
 mod server;

@@ -7,8 +7,8 @@
 //! against the Kubernetes schemas and checked for read-only RBAC and a hardened
 //! pod; the default render must be the kustomize base's objects (the same
 //! exporter, installed two ways) and the sharded one the sharded overlay's. The
-//! chart's copies of the rule pack and the dashboards must equal alerts/ and
-//! dashboards/ (`UPDATE_HELM=1 cargo test --test helm` rewrites them), and its
+//! chart's copies of the rule pack and the dashboards (files/) and its appVersion
+//! are written by `cargo xtask generate`, whose `--check` scripts/test runs; its
 //! values.schema.json must refuse typos and wrong types.
 
 #[allow(dead_code)]
@@ -26,9 +26,6 @@ use serde_json::{Value, json};
 const CHART: &str = "deploy/helm/kube-lifecycle-exporter";
 const RULES: &str = "alerts/kube-lifecycle.rules.yaml";
 const DASHBOARDS: &str = "dashboards";
-/// The chart's copies, read by its templates with `.Files`.
-const CHART_RULES: &str = "files/kube-lifecycle.rules.yaml";
-const CHART_DASHBOARDS: &str = "files/dashboards";
 /// The release and namespace of the README's `helm install`, which name the
 /// objects as the kustomize base does.
 const RELEASE: &str = "kube-lifecycle-exporter";
@@ -47,7 +44,6 @@ const CUSTOM_KINDS: &[&str] = &["ServiceMonitor", "PrometheusRule", "VerticalPod
 const KUBERNETES_VERSIONS: &[&str] = &["1.25.0", "1.37.0"];
 /// The prefix of every `runbook_url` in alerts/ (alerts/README.md).
 const RUNBOOK_PLACEHOLDER: &str = "https://kube-lifecycle-exporter.example/runbooks";
-const REGENERATE: &str = "run `UPDATE_HELM=1 cargo test --test helm`";
 
 /// A values file and where it is installed.
 struct Variant {
@@ -541,63 +537,16 @@ fn json_files(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// `text` must be what `relative` (in the chart) holds; `UPDATE_HELM=1` writes it.
-fn check(relative: &str, text: &str, problems: &mut Vec<String>) {
-    let path = chart().join(relative);
-    if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
-        return;
-    }
-    if std::env::var_os("UPDATE_HELM").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    } else {
-        problems.push(format!(
-            "{CHART}/{relative} is not what it is made from; {REGENERATE}"
-        ));
-    }
-}
-
+/// The image tag defaults to the appVersion: the crate's version, the tag deploy/
+/// and the Dockerfile's instructions use.
 #[test]
-fn the_chart_s_rules_and_dashboards_are_the_repository_s_files() {
-    let mut problems = Vec::new();
-    check(CHART_RULES, &read(&root().join(RULES)), &mut problems);
-    let dashboards = json_files(&root().join(DASHBOARDS));
-    assert!(!dashboards.is_empty(), "no dashboards");
-    for (name, text) in &dashboards {
-        check(&format!("{CHART_DASHBOARDS}/{name}"), text, &mut problems);
-    }
-    for name in json_files(&chart().join(CHART_DASHBOARDS)).keys() {
-        if !dashboards.contains_key(name) {
-            let path = chart().join(CHART_DASHBOARDS).join(name);
-            if std::env::var_os("UPDATE_HELM").is_some() {
-                std::fs::remove_file(&path).unwrap();
-            } else {
-                problems.push(format!(
-                    "{} is in no longer in {DASHBOARDS}/; {REGENERATE}",
-                    path.display()
-                ));
-            }
-        }
-    }
-
-    // The image tag defaults to the appVersion: the crate's version, the tag
-    // deploy/ and the Dockerfile's instructions use.
+fn the_chart_s_app_version_is_the_crate_version() {
     let chart_yaml = read(&chart().join("Chart.yaml"));
     let app_version = format!("appVersion: \"{}\"", env!("CARGO_PKG_VERSION"));
-    if !chart_yaml.lines().any(|l| l == app_version) {
-        let updated: Vec<&str> = chart_yaml
-            .lines()
-            .map(|l| {
-                if l.starts_with("appVersion:") {
-                    app_version.as_str()
-                } else {
-                    l
-                }
-            })
-            .collect();
-        check("Chart.yaml", &(updated.join("\n") + "\n"), &mut problems);
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        chart_yaml.lines().any(|l| l == app_version),
+        "{CHART}/Chart.yaml lacks `{app_version}`; run `cargo xtask generate`"
+    );
 }
 
 #[test]

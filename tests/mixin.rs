@@ -1,10 +1,11 @@
 //! The jsonnet mixin (`mixin/`) is the source of the rule pack, the Alertmanager
 //! inhibitions and the dashboards: the shipped files are what it renders with its
-//! default `_config` (`UPDATE_MIXIN=1 cargo test --test mixin` rewrites them), and
-//! every `_config` setting reaches what it should. Rendered by a real jsonnet
+//! default `_config` (`cargo xtask generate` writes them, and its `--check`, run by
+//! scripts/test, fails when they differ), they hold exactly the mixin's values,
+//! and every `_config` setting reaches what it should. Rendered by a real jsonnet
 //! (Debian's `jsonnet` package, which scripts/test installs).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -61,92 +62,6 @@ fn assert_same(what: &str, got: &Value, expected: &Value) {
 
 fn parse_yaml(text: &str) -> Value {
     serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// Each file rendered as text by a file of `mixin/render/`, and where it is shipped.
-const RENDERED: &[(&str, &str)] = &[
-    (
-        "mixin/render/rules.jsonnet",
-        "alerts/kube-lifecycle.rules.yaml",
-    ),
-    (
-        "mixin/render/alertmanager.jsonnet",
-        "alerts/alertmanager.yaml",
-    ),
-    (
-        "mixin/render/kubernetes-mixin-inhibitions.jsonnet",
-        "alerts/kubernetes-mixin-inhibitions.yaml",
-    ),
-    (
-        "mixin/render/kube-prometheus-stack-values.jsonnet",
-        "deploy/overlays/kube-prometheus-stack/alertmanager-values.yaml",
-    ),
-];
-
-/// Compares what the mixin renders with what is committed; `UPDATE_MIXIN=1`
-/// rewrites the committed file.
-fn check(relative: &str, rendered: &str, problems: &mut Vec<String>) {
-    let path = root().join(relative);
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    if committed == rendered {
-        return;
-    }
-    if std::env::var_os("UPDATE_MIXIN").is_some() {
-        std::fs::write(&path, rendered).unwrap_or_else(|e| panic!("writing {relative}: {e}"));
-        return;
-    }
-    problems.push(format!(
-        "{relative} differs from what mixin/ renders; run `UPDATE_MIXIN=1 cargo test --test mixin` (then `UPDATE_DEPLOY=1 cargo test --test deploy`) and review the diff"
-    ));
-}
-
-#[test]
-fn the_shipped_files_are_what_the_mixin_renders() {
-    let mut problems = Vec::new();
-    // What the mixin reads of the code: the catalogue the binary prints.
-    let catalogue = Command::new(env!("CARGO_BIN_EXE_kube-lifecycle-exporter"))
-        .arg("catalogue")
-        .output()
-        .unwrap();
-    assert!(catalogue.status.success());
-    check(
-        "mixin/catalogue.json",
-        &String::from_utf8(catalogue.stdout).unwrap(),
-        &mut problems,
-    );
-    for (source, shipped) in RENDERED {
-        check(shipped, &jsonnet(&["-S", source]), &mut problems);
-    }
-    // The dashboards: one file each from a multi-file render.
-    let out = tempfile::tempdir().unwrap();
-    let listed = jsonnet(&[
-        "-S",
-        "-m",
-        out.path().to_str().unwrap(),
-        "mixin/render/dashboards.jsonnet",
-    ]);
-    let written: Vec<PathBuf> = listed.lines().map(PathBuf::from).collect();
-    let mut names: Vec<String> = written
-        .iter()
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let mut shipped: Vec<String> = std::fs::read_dir(root().join("dashboards"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    shipped.sort();
-    assert_eq!(
-        names, shipped,
-        "the mixin renders exactly the shipped dashboards"
-    );
-    for path in written {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        check(&format!("dashboards/{name}"), &text, &mut problems);
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The YAML writer (mixin/lib/yaml.libsonnet) writes what jsonnet evaluated: each

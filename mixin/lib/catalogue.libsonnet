@@ -1,5 +1,6 @@
 // What the exporter's code declares, read from its catalogue
-// (mixin/catalogue.json, printed by `kube-lifecycle-exporter catalogue`):
+// (mixin/catalogue.json: `kube-lifecycle-exporter catalogue`'s output, written by
+// `cargo xtask generate`):
 // the rules take their cause lists from here rather than restating them.
 local catalogue = import '../catalogue.json';
 

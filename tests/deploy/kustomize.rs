@@ -9,6 +9,9 @@
 //! holding a strategic-merge patch that names its target by apiVersion, kind,
 //! name and namespace, and either merges maps (no lists, no other directives) or
 //! is `$patch: delete`. Output is in kustomize's default ("legacy") order.
+//!
+//! `cargo xtask generate` includes this file too: the all-in-one file is in the
+//! order [`sort`] gives.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;

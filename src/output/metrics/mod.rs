@@ -23,6 +23,16 @@ pub use findings::render;
 pub(crate) use findings::{FindingsCollector, FindingsSource};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
+/// The exporter's own families as markdown (a generated block of `docs/metrics.md`).
+pub(crate) fn telemetry_markdown() -> String {
+    telemetry::markdown_catalogue()
+}
+
+/// The `process_*` families as markdown (a generated block of `docs/metrics.md`).
+pub(crate) fn process_markdown() -> String {
+    telemetry::markdown_of(process::CATALOGUE)
+}
+
 /// Registers every family a live exporter serves, in the order they are
 /// exposed: the findings', the model's size, the exporter's own, the process's.
 pub(crate) fn register<S: FindingsSource + HeldObjects>(

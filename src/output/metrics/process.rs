@@ -57,7 +57,6 @@ pub(super) const START_TIME: MetricDoc = MetricDoc {
 };
 
 /// In the order they are exposed and documented.
-#[cfg(test)]
 pub(super) const CATALOGUE: &[MetricDoc] = &[CPU, RESIDENT, VIRTUAL, OPEN_FDS, MAX_FDS, START_TIME];
 
 /// Clock ticks per second of the times in `/proc/<pid>/stat`: USER_HZ, which

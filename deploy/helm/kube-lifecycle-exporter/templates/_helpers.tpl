@@ -127,7 +127,7 @@ prometheus.monitor.jobLabel (without one, the operator takes the Service's name)
 
 {{/*
 The rule groups of files/kube-lifecycle.rules.yaml (a copy of
-alerts/kube-lifecycle.rules.yaml, which tests/helm.rs keeps identical) with what
+alerts/kube-lifecycle.rules.yaml, which `cargo xtask generate` writes) with what
 prometheusRule sets applied, the way the mixin's _config does: the severity of
 each tier, keep_firing_for, the runbook URL pattern, the exporter's selector, and
 per alert severity, for, keep_firing_for, labels or enabled: false. Returns
