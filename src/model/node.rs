@@ -58,6 +58,11 @@ pub enum Readiness {
 }
 
 impl Node {
+    /// Whether the node carries a taint with this key (any value, any effect).
+    pub(crate) fn has_taint(&self, key: &str) -> bool {
+        self.spec.taints.iter().any(|t| t.key == key)
+    }
+
     pub fn readiness(&self) -> Readiness {
         match self.status.ready.as_ref().map(|c| c.status) {
             Some(ConditionStatus::True) => Readiness::Ready,

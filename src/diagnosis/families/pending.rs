@@ -11,9 +11,9 @@ use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
 use crate::diagnosis::classify;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, Owner, Settings, namespace_of,
-};
+
+use super::pod_finding::{events_of, pod_finding};
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings};
 
 vocabulary! {
     /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
@@ -183,10 +183,7 @@ fn attribute_unnamed_taints(
     .into_iter()
     .filter_map(|cause| {
         let taint = pressure_taint(cause)?;
-        let nodes = cluster
-            .nodes()
-            .filter(|n| n.spec.taints.iter().any(|t| t.key == taint))
-            .count();
+        let nodes = cluster.nodes().filter(|n| n.has_taint(taint)).count();
         (nodes > 0).then(|| (u32::try_from(nodes).unwrap_or(u32::MAX), cause))
     })
     .collect();
@@ -216,7 +213,7 @@ fn pressured_nodes(cluster: &Cluster, cause: PendingCause) -> Vec<String> {
     };
     let mut nodes: Vec<String> = cluster
         .nodes()
-        .filter(|n| n.spec.taints.iter().any(|t| t.key == taint))
+        .filter(|n| n.has_taint(taint))
         .map(|n| n.metadata.name.to_string())
         .collect();
     nodes.sort();
@@ -304,15 +301,9 @@ fn claims_pending(
         age::short(age),
         claims.join(", ")
     );
-    let complaint = cluster
-        .events_about(
-            Kind::Pod,
-            &pod.metadata.namespace,
-            &pod.metadata.name,
-            &pod.metadata.uid,
-        )
-        .filter(|e| e.reason == "FailedResourceClaimCreation")
-        .last();
+    let complaint = events_of(cluster, pod)
+        .into_iter()
+        .rfind(|e| e.reason == "FailedResourceClaimCreation");
     if let Some(event) = complaint {
         message.push_str("; FailedResourceClaimCreation: ");
         message.push_str(&event.message);
@@ -327,18 +318,8 @@ fn judge(
     schedulers: &mut KnownSchedulers<'_>,
 ) -> Option<Finding> {
     let created = pod.metadata.creation_timestamp;
-    let finding = |cause, since, message: String, detail| Finding {
-        kind: Kind::Pod,
-        namespace: namespace_of(&pod.metadata.namespace),
-        name: pod.metadata.name.to_string(),
-        container: None,
-        container_kind: None,
-        node: None,
-        owner: Owner::of(pod),
-        cause: Cause::PodPending(cause),
-        since,
-        message,
-        detail,
+    let finding = |cause, since, message: String, detail| {
+        pod_finding(pod, None, Cause::PodPending(cause), since, message, detail)
     };
     let scheduled = pod.status.conditions.pod_scheduled.as_ref();
     let gated = scheduled.is_some_and(|c| c.reason() == "SchedulingGated");

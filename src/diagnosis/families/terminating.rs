@@ -258,8 +258,7 @@ pub(super) fn node_lost(cluster: &Cluster, node_name: &str) -> Option<Verdict<Te
         Some(c) => format!("node {node_name:?} is Ready={:?}", c.status),
         None => format!("node {node_name:?} reports no Ready condition"),
     };
-    let tainted = |key: &str| node.spec.taints.iter().any(|t| t.key == key);
-    if tainted(OUT_OF_SERVICE) {
+    if node.has_taint(OUT_OF_SERVICE) {
         message.push_str(&format!(
             "; the node carries {OUT_OF_SERVICE}, so the pod GC should have force-deleted the pod"
         ));
@@ -268,7 +267,7 @@ pub(super) fn node_lost(cluster: &Cluster, node_name: &str) -> Option<Verdict<Te
             message,
         });
     }
-    if tainted(CLOUD_SHUTDOWN) {
+    if node.has_taint(CLOUD_SHUTDOWN) {
         message.push_str(&format!(
             "; the cloud provider says the instance is shut down ({CLOUD_SHUTDOWN}): \
              if it will not come back, taint the node {OUT_OF_SERVICE}=nodeshutdown:NoExecute"
