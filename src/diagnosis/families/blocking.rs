@@ -327,7 +327,7 @@ fn job_blocked(cluster: &Cluster, job: &Job, now: Time) -> Option<Finding> {
 }
 
 /// The ordinal of a StatefulSet pod (`web-2` → 2).
-fn ordinal(set: &str, pod: &str) -> Option<i32> {
+pub(super) fn ordinal(set: &str, pod: &str) -> Option<i32> {
     pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
 }
 

@@ -5,6 +5,7 @@
 use super::{
     Explanation, Known, Subject, VerdictCause, controller_only, explain, finding, long_enough,
 };
+use crate::diagnosis::families::blocking::ordinal;
 use crate::diagnosis::{Cause, Finding, Input, Owner};
 use crate::model::{DaemonSet, Deployment, Kind, Pod, ReplicaSet, StatefulSet};
 
@@ -144,11 +145,6 @@ pub(super) fn rollout_stuck<'a>(
     ))
 }
 
-/// The ordinal of a StatefulSet pod (`web-2` → 2).
-pub(super) fn ordinal(set: &str, pod: &str) -> Option<i32> {
-    pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
-}
-
 pub(super) fn update_stuck(
     input: &Input<'_>,
     known: &Known<'_>,
@@ -234,7 +230,7 @@ pub(super) fn daemonset_stuck(
 
 #[cfg(test)]
 mod tests {
-    use super::{named_replica_set, ordinal};
+    use super::named_replica_set;
 
     #[test]
     fn the_deployment_controller_names_its_replica_set() {
@@ -246,6 +242,5 @@ mod tests {
             named_replica_set(r#"Deployment "web" has timed out progressing."#),
             None
         );
-        assert_eq!(ordinal("web", "web-12"), Some(12));
     }
 }
