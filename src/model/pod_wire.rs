@@ -79,15 +79,16 @@ impl<'de> Deserialize<'de> for Pod {
         let mut status = wire.status.unwrap_or_default();
         // `status.resize` (before 1.33) says what the condition says since,
         // without a message; `InProgress` is a resize under way.
-        let resize = status.conditions.resize.get_or_insert_default();
-        if resize.pending.is_none() && matches!(&*status.resize.0, "Infeasible" | "Deferred") {
-            resize.pending = Some(PodCondition::said(
+        let has_pending = status
+            .conditions
+            .resize
+            .as_ref()
+            .is_some_and(|r| r.pending.is_some());
+        if !has_pending && matches!(&*status.resize.0, "Infeasible" | "Deferred") {
+            status.conditions.resize.get_or_insert_default().pending = Some(PodCondition::said(
                 &status.resize.0,
                 "status.resize (before Kubernetes 1.33; no message)",
             ));
-        }
-        if resize.pending.is_none() && resize.failed.is_none() {
-            status.conditions.resize = None;
         }
         let mut pod = Pod {
             metadata: wire.metadata,
