@@ -6,6 +6,8 @@
 
 use crate::model::{Cluster, Pod, Time};
 
+use super::moment::Moment;
+
 use super::metric::MetricFamily;
 use super::{Anomaly, Finding, Settings};
 
@@ -15,7 +17,7 @@ use super::{Anomaly, Finding, Settings};
 pub(crate) struct Input<'a> {
     pub cluster: &'a Cluster,
     pub unsettled: Vec<&'a Pod>,
-    pub now: Time,
+    pub now: Moment,
     pub settings: &'a Settings,
 }
 
@@ -24,7 +26,7 @@ impl<'a> Input<'a> {
         Input {
             cluster,
             unsettled: cluster.unsettled_pods().collect(),
-            now,
+            now: Moment::at(now),
             settings,
         }
     }

@@ -16,6 +16,7 @@ pub mod families;
 mod family;
 mod image_ref;
 pub mod metric;
+pub(crate) mod moment;
 mod placement;
 pub mod runbook;
 mod vocabulary;
@@ -143,13 +144,34 @@ pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
 
 /// Everything wrong in `cluster` at `now`, ordered by anomaly, namespace, name, container.
 pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<Finding> {
+    diagnose_until(cluster, now, settings).findings
+}
+
+/// Findings, and how long they hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lasting {
+    /// What [`diagnose_with`] gives at the same moment.
+    pub findings: Vec<Finding>,
+    /// The first moment after the one judged at when, with the model
+    /// unchanged, the findings could read differently (a threshold waited
+    /// out, a deadline passing, an age in a message ticking over); `None`
+    /// when nothing in them depends on time.
+    pub until: Option<Time>,
+}
+
+/// Everything wrong in `cluster` at `now`, and until when that stays true
+/// of an unchanged model.
+pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Lasting {
     let input = Input::new(cluster, now, settings);
     let mut findings = Vec::new();
     for family in FAMILIES {
         (family.diagnose)(&input, &mut findings);
     }
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
-    findings
+    Lasting {
+        findings,
+        until: input.now.next_change(),
+    }
 }
 
 /// `Some(namespace)` unless empty.

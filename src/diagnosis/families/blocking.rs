@@ -13,6 +13,7 @@
 //!   writes a decided Job's `Failed` or `Complete` only once its pods are gone
 //!   (1.31+).
 
+use crate::diagnosis::moment::Moment;
 use std::collections::HashSet;
 
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
@@ -21,7 +22,7 @@ use crate::diagnosis::{
     Anomaly, Cause, Detail, Family, Finding, Input, TerminatingCause, namespace_of, node_of,
 };
 use crate::model::plural::count;
-use crate::model::{Cluster, Deployment, Job, Kind, Pod, ReplicaSet, StatefulSet, Time};
+use crate::model::{Cluster, Deployment, Job, Kind, Pod, ReplicaSet, StatefulSet};
 
 use super::terminating::{judge, node_lost};
 
@@ -120,7 +121,7 @@ const METRICS: &[MetricFamily] = &[
 
 /// Every Terminating pod is among the unsettled ones.
 fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, input.now);
+    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, &input.now);
     out.extend(
         cluster
             .deployments()
@@ -166,7 +167,7 @@ fn controllers_with_terminating<'a>(
 }
 
 /// Why a pod that blocks its workload is not gone.
-fn blocking_cause(cluster: &Cluster, pod: &Pod, now: Time) -> (BlockingCause, String) {
+fn blocking_cause(cluster: &Cluster, pod: &Pod, now: &Moment) -> (BlockingCause, String) {
     if pod.is_terminating() {
         let v = judge(cluster, pod, now);
         return (v.cause.into(), v.message);
@@ -187,7 +188,7 @@ fn blocking_cause(cluster: &Cluster, pod: &Pod, now: Time) -> (BlockingCause, St
 /// oldest, when none is being deleted), since the earliest deletion request.
 fn blocked_finding(
     cluster: &Cluster,
-    now: Time,
+    now: &Moment,
     kind: Kind,
     namespace: &str,
     name: &str,
@@ -233,7 +234,7 @@ fn pods_of<'a>(cluster: &'a Cluster, rs: &'a ReplicaSet) -> impl Iterator<Item =
     cluster.pods_owned_by(Kind::ReplicaSet, &m.namespace, &m.name, &m.uid)
 }
 
-fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
+fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: &Moment) -> Option<Finding> {
     if !d.waits_for_terminating_pods() || d.spec.paused || d.desired_replicas() == 0 {
         return None;
     }
@@ -274,7 +275,11 @@ fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Find
 /// A rolling Deployment with `podReplacementPolicy: TerminationComplete` short
 /// of available pods while pods of it are Terminating: those count against
 /// its surge until they are gone.
-fn termination_complete_blocked(cluster: &Cluster, d: &Deployment, now: Time) -> Option<Finding> {
+fn termination_complete_blocked(
+    cluster: &Cluster,
+    d: &Deployment,
+    now: &Moment,
+) -> Option<Finding> {
     if d.status.available_replicas >= d.desired_replicas() {
         return None;
     }
@@ -300,7 +305,7 @@ fn termination_complete_blocked(cluster: &Cluster, d: &Deployment, now: Time) ->
 /// A Job that waits for its Terminating pods: it wants pods and replaces only
 /// pods that are gone, or its outcome is decided and waits for its pods to
 /// terminate before it is written.
-fn job_blocked(cluster: &Cluster, job: &Job, now: Time) -> Option<Finding> {
+fn job_blocked(cluster: &Cluster, job: &Job, now: &Moment) -> Option<Finding> {
     let wants_replacements = job.replaces_only_gone_pods()
         && !job.spec.suspend
         && job.wanted_active() > job.status.active;
@@ -331,7 +336,7 @@ pub(super) fn ordinal(set: &str, pod: &str) -> Option<i32> {
     pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
 }
 
-fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: Time) -> Option<Finding> {
+fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: &Moment) -> Option<Finding> {
     let m = &s.metadata;
     let desired = s.desired_replicas();
     // A Terminating pod of a wanted ordinal: that ordinal cannot be recreated

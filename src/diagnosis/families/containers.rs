@@ -18,7 +18,8 @@
 //! their statuses and their events (`spec.initContainers{name}`), the finding
 //! saying which kind of container it is.
 
-use crate::model::{ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated, Time};
+use crate::diagnosis::moment::Moment;
+use crate::model::{ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated};
 
 use crate::diagnosis::classify;
 use crate::diagnosis::classify::ProbeKind;
@@ -311,7 +312,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
             out.extend(found);
         }
         if creating {
-            out.extend(container_creating(pod, &events, input.now, input.settings));
+            out.extend(container_creating(pod, &events, &input.now, input.settings));
         }
     }
 }
@@ -319,7 +320,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
 fn container_creating(
     pod: &Pod,
     events: &[&Event],
-    now: Time,
+    now: &Moment,
     settings: &Settings,
 ) -> Option<Finding> {
     let since = on_node_since(pod);
@@ -331,15 +332,14 @@ fn container_creating(
         Some((cause, event)) => (cause, event.message.clone(), since.or(event.first_seen)),
         None => {
             let since = since?;
-            let waited = now.duration_since(since);
-            if waited < settings.creating_after {
+            if !now.waited(since, settings.creating_after) {
                 return None;
             }
             (
                 CreatingCause::Unknown,
                 format!(
                     "containers still being created {} after the pod reached its node",
-                    crate::model::age::short(waited)
+                    now.age_of(since)
                 ),
                 Some(since),
             )

@@ -14,7 +14,7 @@
 //! container diagnoses' ([`super::containers`]); this family speaks of the
 //! one that runs.
 
-use crate::model::age;
+use crate::diagnosis::moment::Moment;
 use crate::model::{ContainerKind, ContainerStatus, Event, Pod, Time};
 
 use crate::diagnosis::classify::{self, ProbeKind};
@@ -90,17 +90,17 @@ fn judge(
     kind: ContainerKind,
     status: &ContainerStatus,
 ) -> Option<Finding> {
-    let (now, settings): (Time, &Settings) = (input.now, input.settings);
+    let (now, settings): (&Moment, &Settings) = (&input.now, input.settings);
     let field_path = kind.field_path(&status.name);
     let events: Vec<&Event> = events_of(input.cluster, pod)
         .into_iter()
         .filter(|e| e.regarding.field_path == field_path)
         .collect();
     let since = waiting_since(pod, status, &events)?;
-    let waited = now.duration_since(since);
-    if waited < settings.init_after {
+    if !now.waited(since, settings.init_after) {
         return None;
     }
+    let waited = now.age_of(since);
     let running_since = status.state.running.as_ref().and_then(|r| r.started_at);
     let restarts = match status.restart_count {
         0 => String::new(),
@@ -120,8 +120,7 @@ fn judge(
                     InitCause::SidecarStartupProbe,
                     format!(
                         "sidecar {:?} has not started for {}{restarts}: {message}",
-                        status.name,
-                        age::short(waited)
+                        status.name, waited
                     ),
                     Some(failure),
                 ),
@@ -129,8 +128,7 @@ fn judge(
                     InitCause::SidecarNotStarted,
                     format!(
                         "sidecar {:?} runs but has not started for {}{restarts}; no startup probe failure is reported",
-                        status.name,
-                        age::short(waited)
+                        status.name, waited
                     ),
                     None,
                 ),
@@ -141,7 +139,7 @@ fn judge(
             format!(
                 "init container {:?} has been running for {} without finishing{restarts}{}",
                 status.name,
-                age::short(waited),
+                waited,
                 latest_warning(&events)
             ),
             None,

@@ -15,9 +15,10 @@
 //! finding carries the node of the first one whose node is lost, so that the
 //! node's alert covers the namespace's.
 
+use crate::diagnosis::moment::Moment;
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod, Time};
+use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
 
 use super::terminating::judge as terminating_judge;
 use crate::diagnosis::classify;
@@ -125,7 +126,7 @@ const METRICS: &[MetricFamily] = &[
 
 /// Every Terminating pod is among the unsettled ones.
 fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, input.now);
+    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, &input.now);
     let terminating: Vec<&Namespace> = cluster
         .namespaces()
         .filter(|n| n.is_terminating())
@@ -141,7 +142,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     for pod in unsettled.iter().filter(|p| {
         p.metadata
             .deletion_timestamp
-            .is_some_and(|deadline| deadline <= now)
+            .is_some_and(|deadline| now.reached(deadline))
     }) {
         if let Some(pods) = stuck.get_mut(pod.metadata.namespace.as_str()) {
             pods.push(pod);
@@ -154,7 +155,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The stuck pods, oldest deletion first, each with its cause.
-fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: Time) -> Vec<StuckPod> {
+fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: &Moment) -> Vec<StuckPod> {
     pods.sort_by_key(|p| (p.deletion_requested(), p.metadata.name.clone()));
     pods.iter()
         .map(|p| StuckPod {
@@ -165,7 +166,7 @@ fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: Time) -> Vec<StuckPod
         .collect()
 }
 
-fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: Time) -> Finding {
+fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Finding {
     let active = |type_: &str| {
         ns.condition(type_)
             .filter(|c| c.status == ConditionStatus::True)

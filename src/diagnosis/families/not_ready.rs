@@ -81,8 +81,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
         let Some(since) = since else {
             continue;
         };
-        if input.now.duration_since(since) < input.settings.not_ready_after
-            || of_finished_job(cluster, pod)
+        if !input.now.waited(since, input.settings.not_ready_after) || of_finished_job(cluster, pod)
         {
             continue;
         }

@@ -5,7 +5,7 @@
 //! names is not working (`not_scheduled`), or it names one that nothing in the
 //! cluster serves (`unknown_scheduler`, a typo).
 
-use crate::model::age;
+use crate::diagnosis::moment::Moment;
 use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
 
 use crate::diagnosis::classify;
@@ -111,7 +111,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
                     && p.spec.node_name.is_empty()
                     && !p.is_terminating()
             })
-            .filter_map(|p| judge(p, input.now, input.settings, &mut schedulers)),
+            .filter_map(|p| judge(p, &input.now, input.settings, &mut schedulers)),
     );
 }
 
@@ -237,11 +237,7 @@ fn pending_since(created: Option<Time>, transition: Option<Time>) -> Option<Time
 /// and, where the claims were listed, whether it exists or is being deleted;
 /// and that controller's last complaint about the pod. The cause is the
 /// worst a claim shows: missing, being deleted, else waiting.
-fn claims_pending(
-    cluster: &Cluster,
-    pod: &Pod,
-    age: jiff::SignedDuration,
-) -> (PendingCause, String) {
+fn claims_pending(cluster: &Cluster, pod: &Pod, age: String) -> (PendingCause, String) {
     let namespace = pod.metadata.namespace.as_str();
     let generated = |name: &str| {
         pod.status
@@ -297,8 +293,7 @@ fn claims_pending(
         )
         .collect();
     let mut message = format!(
-        "not tried by the scheduler {} after creation: it waits for the pod's ResourceClaims to exist and be usable: {}",
-        age::short(age),
+        "not tried by the scheduler {age} after creation: it waits for the pod's ResourceClaims to exist and be usable: {}",
         claims.join(", ")
     );
     let complaint = events_of(cluster, pod)
@@ -313,7 +308,7 @@ fn claims_pending(
 
 fn judge(
     pod: &Pod,
-    now: Time,
+    now: &Moment,
     settings: &Settings,
     schedulers: &mut KnownSchedulers<'_>,
 ) -> Option<Finding> {
@@ -332,8 +327,7 @@ fn judge(
             .collect();
         // Gated since the gate was set: at creation, or when the condition says.
         let since = pending_since(created, scheduled.and_then(|c| c.last_transition_time));
-        let held = since.map(|s| now.duration_since(s));
-        let too_long = held.is_some_and(|h| h >= settings.gated_after);
+        let too_long = since.is_some_and(|s| now.waited(s, settings.gated_after));
         let message = format!("spec.schedulingGates: {}", gates.join(", "));
         return Some(if too_long {
             finding(
@@ -341,7 +335,7 @@ fn judge(
                 since,
                 format!(
                     "{message}: held {} (longer than --gated-after); the controller that owns each gate has not removed it",
-                    age::short(held.unwrap_or_default())
+                    since.map(|s| now.age_of(s)).unwrap_or_default()
                 ),
                 Detail::None,
             )
@@ -374,10 +368,10 @@ fn judge(
         Some(_) => None,
         None => {
             let created = created?;
-            let age = now.duration_since(created);
-            if age < settings.unscheduled_after {
+            if !now.waited(created, settings.unscheduled_after) {
                 return None;
             }
+            let age = now.age_of(created);
             if !pod.spec.resource_claims().is_empty() {
                 let (cause, message) = claims_pending(schedulers.cluster, pod, age);
                 return Some(finding(cause, Some(created), message, Detail::None));
@@ -387,10 +381,7 @@ fn judge(
                 finding(
                     PendingCause::NotScheduled,
                     Some(created),
-                    format!(
-                        "no scheduler has set PodScheduled {} after creation",
-                        age::short(age)
-                    ),
+                    format!("no scheduler has set PodScheduled {age} after creation"),
                     Detail::None,
                 )
             } else {
@@ -399,8 +390,7 @@ fn judge(
                     Some(created),
                     format!(
                         "spec.schedulerName {scheduler:?} is served by no scheduler in the cluster \
-                         (not default-scheduler, and no pod was bound by it): not scheduled {} after creation",
-                        age::short(age)
+                         (not default-scheduler, and no pod was bound by it): not scheduled {age} after creation"
                     ),
                     Detail::None,
                 )

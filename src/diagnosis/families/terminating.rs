@@ -18,6 +18,7 @@
 //!    not issued its final delete (volumes or cgroups not reclaimed);
 //! 7. `unknown`: none of the above (a pod never bound to a node).
 
+use crate::diagnosis::moment::Moment;
 use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 
 use crate::diagnosis::classify::{self, TerminationEvent};
@@ -44,7 +45,7 @@ vocabulary! {
 
 /// Every Terminating pod is among the unsettled ones.
 fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let (cluster, now) = (input.cluster, input.now);
+    let (cluster, now) = (input.cluster, &input.now);
     for pod in input
         .unsettled
         .iter()
@@ -135,7 +136,7 @@ const CLOUD_SHUTDOWN: &str = "node.cloudprovider.kubernetes.io/shutdown";
 /// Why a pod with a deletionTimestamp still exists at `now`, for observers
 /// that need the cause without a finding (the watch's durations).
 pub(crate) fn terminating_cause(cluster: &Cluster, pod: &Pod, now: Time) -> TerminatingCause {
-    judge(cluster, pod, now).cause
+    judge(cluster, pod, &Moment::at(now)).cause
 }
 
 /// A cause and the text it was judged from.
@@ -145,10 +146,10 @@ pub(super) struct Verdict<C> {
 }
 
 /// Why `pod`, which has a deletionTimestamp, still exists at `now`.
-pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: Time) -> Verdict<TerminatingCause> {
+pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<TerminatingCause> {
     let verdict = |cause, message: String| Verdict { cause, message };
-    let deadline = pod.metadata.deletion_timestamp.unwrap_or(now);
-    if now < deadline {
+    let deadline = pod.metadata.deletion_timestamp.unwrap_or(now.time());
+    if !now.reached(deadline) {
         let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
         let why = pod
             .status

@@ -9,11 +9,11 @@
 //! `--creating-after` for one whose containers are not all running, and
 //! `--not-ready-after` for one that runs and is not Ready.
 
+use crate::diagnosis::moment::Moment;
 use std::collections::HashSet;
 
 use jiff::SignedDuration;
 
-use crate::model::age;
 use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
 
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since, text};
@@ -69,7 +69,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
         .iter()
         .filter(|p| !p.is_terminating() && !p.status.phase.is_terminal())
         .filter(|p| !explained.contains(&(p.metadata.namespace.as_str(), p.metadata.name.as_str())))
-        .filter_map(|p| judge(input.cluster, p, input.now, input.settings))
+        .filter_map(|p| judge(input.cluster, p, &input.now, input.settings))
         .collect();
     out.extend(stuck);
 }
@@ -113,12 +113,12 @@ fn stuck_since(
     }
 }
 
-fn judge(cluster: &Cluster, pod: &Pod, now: Time, settings: &Settings) -> Option<Finding> {
+fn judge(cluster: &Cluster, pod: &Pod, now: &Moment, settings: &Settings) -> Option<Finding> {
     let (since, threshold, state) = stuck_since(cluster, pod, settings)?;
-    let waited = now.duration_since(since);
-    if waited < threshold {
+    if !now.waited(since, threshold) {
         return None;
     }
+    let waited = now.age_of(since);
     let events = events_of(cluster, pod);
     let quoted: Vec<String> = events
         .iter()
@@ -146,10 +146,7 @@ fn judge(cluster: &Cluster, pod: &Pod, now: Time, settings: &Settings) -> Option
             ))
         })
         .collect();
-    let mut message = format!(
-        "{phase} and {state} for {}; no anomaly explains it",
-        age::short(waited)
-    );
+    let mut message = format!("{phase} and {state} for {waited}; no anomaly explains it");
     if !waiting.is_empty() {
         message.push_str(&format!(": {}", waiting.join(", ")));
     }

@@ -8,7 +8,6 @@ use crate::diagnosis::classify;
 use crate::diagnosis::{
     Cause, CrashLoopCause, Detail, Finding, Input, Owner, namespace_of, node_of,
 };
-use crate::model::age;
 use crate::model::{ContainerStatus, Job, Kind, Pod, PodPhase, Time};
 
 /// Failed pods by their cause, with when each ended.
@@ -178,9 +177,7 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Op
             owner: owner.clone(),
             ..e
         },
-        None if started
-            .is_some_and(|s| input.now.duration_since(s) >= input.settings.job_after) =>
-        {
+        None if started.is_some_and(|s| input.now.waited(s, input.settings.job_after)) => {
             controller_only(VerdictCause::RunningLong, started, owner)
         }
         None => return None,
@@ -188,7 +185,7 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Op
     let said = match started {
         Some(s) => format!(
             "active for {} with {} running pod{}",
-            age::short(input.now.duration_since(s)),
+            input.now.age_of(s),
             job.status.active,
             if job.status.active == 1 { "" } else { "s" }
         ),

@@ -402,5 +402,5 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
 
 /// Whether a verdict that needs time has waited long enough.
 fn long_enough(input: &Input<'_>, since: Option<Time>) -> bool {
-    since.is_some_and(|s| input.now.duration_since(s) >= input.settings.unavailable_after)
+    since.is_some_and(|s| input.now.waited(s, input.settings.unavailable_after))
 }
