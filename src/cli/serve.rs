@@ -17,7 +17,7 @@ use crate::output::RunbookLinks;
 use crate::server::web_config::WebSecurity;
 use crate::server::{App, Source, basic_auth, tls};
 use crate::source::watch::shard::Shard;
-use crate::source::watch::{self, LiveState, WatchOptions};
+use crate::source::watch::{self, Freshness, LiveState, WatchOptions};
 
 use super::{Thresholds, parse_duration};
 
@@ -181,13 +181,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         None => None,
     };
     let settings = args.thresholds.settings();
-    let (live, source, watchers) = match &args.from_file {
+    let (live, source, mut watchers) = match &args.from_file {
         Some(path) => {
             let (live, source) = load_file(path, settings)?;
             (live, source, Vec::new())
         }
         None => watch_cluster(&args, settings).await?,
     };
+    watchers.push(tokio::spawn(live.clone().keep_current()));
 
     let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
     let app = Arc::new(App::new(live, links, source, args.max_series_per_family));
@@ -201,6 +202,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     tracing::info!("stopped");
     Ok(())
 }
+
+/// While the watched model changes, reads take findings judged up to this
+/// long ago (or as long as the last judgement took, when longer) rather than
+/// judge the whole model on every request.
+const FRESHNESS: Freshness = Freshness {
+    at_least: std::time::Duration::from_millis(500),
+};
 
 /// `--from-file`: the dump's model, served as it is.
 fn load_file(path: &Path, settings: Settings) -> Result<(Arc<LiveState>, Source)> {
@@ -244,7 +252,8 @@ async fn watch_cluster(
     };
     let live = Arc::new(
         LiveState::new(settings, watch::plan(&options))
-            .sharded(shard, watch::follows_namespaces(&options)),
+            .sharded(shard, watch::follows_namespaces(&options))
+            .fresh(FRESHNESS),
     );
     tracing::info!(cluster = %url, namespaces = ?options.namespaces, excluded = ?options.exclude_namespaces, shard = %shard, "watching");
     let mut watchers = watch::spawn_all(client, live.clone(), &options);

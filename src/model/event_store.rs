@@ -74,6 +74,12 @@ impl EventStore {
         }
     }
 
+    /// Every event held, by subject.
+    #[cfg(test)]
+    pub(super) fn all(&self) -> impl Iterator<Item = &Event> {
+        self.by_subject.values().flatten()
+    }
+
     /// Forget events last seen before `cutoff`.
     pub(super) fn prune(&mut self, cutoff: Time) {
         let subject_of = &mut self.subject_of;

@@ -8,6 +8,7 @@ pub(crate) mod runbooks;
 pub(crate) mod tls;
 pub(crate) mod web_config;
 
+use crate::diagnosis::Finding;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -121,20 +122,20 @@ async fn findings(
     Query(paging): Query<Paging>,
 ) -> Response {
     let live = app.live.clone();
-    let mut list = tokio::task::spawn_blocking(move || live.findings(live.now()))
+    let all = tokio::task::spawn_blocking(move || live.findings(live.now()))
         .await
         .unwrap_or_default();
-    list.retain(|f| filter.matches(f));
+    let mut list = chosen(all, &filter);
     if paging.limit.is_some() || paging.page.is_some() {
         let range = Paging {
             limit: Some(paging.limit.unwrap_or(usize::MAX)),
             ..paging
         }
         .range(list.len());
-        list.truncate(range.end);
-        list.drain(..range.start);
+        if range != (0..list.len()) {
+            list = Arc::new(list[range].to_vec());
+        }
     }
-    let list = Arc::new(list);
     let links = app.links.clone();
     let chunks = json::ranges(list.len(), FINDINGS_PER_CHUNK)
         .map(move |range| Ok::<_, std::convert::Infallible>(json::chunk(&list, &links, range)));
@@ -143,6 +144,15 @@ async fn findings(
         axum::body::Body::from_stream(futures::stream::iter(chunks)),
     )
         .into_response()
+}
+
+/// The findings `filter` chooses: all of them shared as they are when it
+/// chooses every one, else a copy of those it does.
+fn chosen(all: Arc<Vec<Finding>>, filter: &FindingFilter) -> Arc<Vec<Finding>> {
+    if all.iter().all(|f| filter.matches(f)) {
+        return all;
+    }
+    Arc::new(all.iter().filter(|f| filter.matches(f)).cloned().collect())
 }
 
 /// Any other address: a short page of what exists (text unless HTML is accepted).
@@ -210,10 +220,10 @@ async fn landing_page(
 ) -> Html<String> {
     let live = app.live.clone();
     let now = live.now();
-    let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
+    let all = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();
-    findings.retain(|f| filter.matches(f));
+    let findings = chosen(all, &filter);
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();

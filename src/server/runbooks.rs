@@ -45,10 +45,14 @@ pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) 
     }
     let live = app.live.clone();
     let now = app.live.now();
-    let mut findings = tokio::task::spawn_blocking(move || live.findings(now))
+    let all = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();
-    findings.retain(|f| covers.contains(&f.cause));
+    let findings: Vec<crate::diagnosis::Finding> = all
+        .iter()
+        .filter(|f| covers.contains(&f.cause))
+        .cloned()
+        .collect();
     let evidence = html::Evidence::Findings {
         findings: &findings,
         now,

@@ -246,6 +246,34 @@ impl Cluster {
         }
     }
 
+    /// A copy of every object held (the tests replay them).
+    #[cfg(test)]
+    pub(crate) fn objects(&self) -> Vec<Object> {
+        fn boxed<T: Clone>(
+            m: &BTreeMap<ObjectKey, Box<T>>,
+            object: fn(T) -> Object,
+        ) -> impl Iterator<Item = Object> + '_ {
+            m.values().map(move |o| object((**o).clone()))
+        }
+        let mut pods: Vec<&Pod> = self.pods.values().map(|p| &**p).collect();
+        pods.sort_by_key(|p| (p.metadata.namespace.clone(), p.metadata.name.clone()));
+        (pods.into_iter().map(|p| Object::Pod(p.clone())))
+            .chain(self.nodes.values().cloned().map(Object::Node))
+            .chain(self.namespaces.values().cloned().map(Object::Namespace))
+            .chain(boxed(&self.deployments, Object::Deployment))
+            .chain(boxed(&self.replica_sets, Object::ReplicaSet))
+            .chain(boxed(&self.stateful_sets, Object::StatefulSet))
+            .chain(boxed(&self.daemon_sets, Object::DaemonSet))
+            .chain(boxed(
+                &self.replication_controllers,
+                Object::ReplicationController,
+            ))
+            .chain(boxed(&self.jobs, Object::Job))
+            .chain(boxed(&self.resource_claims, Object::ResourceClaim))
+            .chain(self.events.all().cloned().map(Object::Event))
+            .collect()
+    }
+
     fn clear(&mut self, kind: Kind) {
         match kind {
             Kind::Pod => {

@@ -31,19 +31,19 @@ fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static st
 
 /// Where a collector gets the findings of the moment.
 pub(crate) trait FindingsSource: Send + Sync + 'static {
-    fn current(&self) -> Vec<Finding>;
+    fn current(&self) -> Arc<Vec<Finding>>;
 }
 
 /// A fixed set of findings (the offline `diagnose`).
 impl FindingsSource for Vec<Finding> {
-    fn current(&self) -> Vec<Finding> {
-        self.clone()
+    fn current(&self) -> Arc<Vec<Finding>> {
+        Arc::new(self.clone())
     }
 }
 
 /// A source shared with others (the live model, shared with the server).
 impl<S: FindingsSource> FindingsSource for Arc<S> {
-    fn current(&self) -> Vec<Finding> {
+    fn current(&self) -> Arc<Vec<Finding>> {
         S::current(self)
     }
 }

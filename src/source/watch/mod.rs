@@ -9,7 +9,7 @@ pub(crate) mod shard;
 mod state;
 mod transitions;
 
-pub(crate) use state::{Connection, LiveState};
+pub(crate) use state::{Connection, Freshness, LiveState};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -2,15 +2,21 @@
 //! (readers), with what the exporter reports about itself.
 //!
 //! - this file: the model, an object applied or deleted, and the findings;
+//! - `kept.rs`: the findings kept current, judged again when the model
+//!   changes or their time comes, not on every read;
 //! - `relist.rs`: a (re)list applied page by page, and what it did not name
 //!   removed when it ends;
 //! - `health.rs`: how each watch stands with the API server (its connection,
 //!   its last error, whether it has listed), for /readyz, the page and the logs.
 
 mod health;
+mod kept;
 mod relist;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock};
@@ -22,8 +28,10 @@ use super::shard::Shard;
 use super::transitions::{Observation, Transitions};
 use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
 use health::Health;
+use kept::Kept;
 
 pub(crate) use health::{Connection, Failure, Said};
+pub(crate) use kept::Freshness;
 pub(crate) use relist::Listing;
 
 /// Which part of a kind one watch covers: every namespace, or one.
@@ -31,6 +39,8 @@ pub(super) type Scope = Option<String>;
 
 pub(crate) struct LiveState {
     cluster: RwLock<Cluster>,
+    /// The findings of the model, kept current.
+    kept: Kept,
     settings: Settings,
     pub telemetry: Telemetry,
     transitions: Mutex<Transitions>,
@@ -58,6 +68,7 @@ impl LiveState {
     ) -> Self {
         let state = LiveState {
             cluster: RwLock::new(Cluster::new()),
+            kept: Kept::default(),
             settings,
             telemetry: Telemetry::default(),
             transitions: Mutex::new(Transitions::default()),
@@ -89,7 +100,7 @@ impl LiveState {
         for kind in Kind::ALL {
             state.telemetry.watch_synced(kind);
         }
-        *state.cluster.write() = cluster;
+        *state.kept.write(&state.cluster) = cluster;
         state
     }
 
@@ -114,11 +125,30 @@ impl LiveState {
             .unwrap_or_else(|_| Timestamp::now())
     }
 
-    /// The findings of the moment. Sharded, a Terminating namespace is reported by
-    /// the shard that owns it (every shard lists all namespaces).
-    pub(crate) fn findings(&self, now: Timestamp) -> Vec<Finding> {
+    /// Reads take findings judged a while ago, at most as stale as
+    /// `freshness` allows, while the model changes; [`LiveState::keep_current`]
+    /// judges them again in the background.
+    pub(crate) fn fresh(mut self, freshness: Freshness) -> Self {
+        self.kept = Kept::with_freshness(freshness);
+        self
+    }
+
+    /// The findings of the moment: those kept when they still describe the
+    /// model (or, with a freshness, were judged recently enough), else judged
+    /// now.
+    pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Finding>> {
+        self.kept.read(now, || self.judge(now))
+    }
+
+    /// The model judged at `now`, with the count of changes it had seen and
+    /// until when its findings hold. Sharded, a Terminating namespace is
+    /// reported by the shard that owns it (every shard lists all namespaces).
+    fn judge(&self, now: Timestamp) -> (u64, Vec<Finding>, Option<Timestamp>) {
         let cluster = self.cluster.read();
-        let mut findings = diagnosis::diagnose_with(&cluster, now, &self.settings);
+        let generation = self.kept.generation();
+        let lasting = diagnosis::diagnose_until(&cluster, now, &self.settings);
+        drop(cluster);
+        let mut findings = lasting.findings;
         if self.shard.is_sharded() {
             findings.retain(|f| match (&f.namespace, f.kind) {
                 (Some(namespace), _) => self.shard.owns(namespace),
@@ -126,7 +156,35 @@ impl LiveState {
                 (None, _) => true,
             });
         }
-        findings
+        (generation, findings, lasting.until)
+    }
+
+    /// Judges the model again whenever it has changed (no sooner than the
+    /// freshness allows) or its findings' time has come, so that reads find
+    /// them judged. Runs until the process ends.
+    pub(crate) async fn keep_current(self: Arc<Self>) {
+        loop {
+            match self.kept.due_in(self.now()) {
+                None => self.kept.changed().await,
+                Some(wait) if !wait.is_zero() => {
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = self.kept.changed() => {}
+                    }
+                }
+                Some(_) => {
+                    let live = self.clone();
+                    let judged = tokio::task::spawn_blocking(move || {
+                        let now = live.now();
+                        live.kept.refresh(now, || live.judge(now));
+                    });
+                    if judged.await.is_err() {
+                        tracing::error!("judging the findings failed; reads judge them");
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /// The namespaces in the model, once the namespace watch has listed.
@@ -149,7 +207,7 @@ impl LiveState {
         self.synced.lock().retain(|(_, s), _| *s != scope);
         self.last_error.lock().retain(|(_, s), _| *s != scope);
         self.health.lock().retain(|(_, s), _| *s != scope);
-        let mut cluster = self.cluster.write();
+        let mut cluster = self.kept.write(&self.cluster);
         for kind in Kind::ALL.into_iter().filter(|k| k.is_namespaced()) {
             cluster.reset_namespace(kind, namespace, Vec::new());
         }
@@ -165,7 +223,7 @@ impl LiveState {
     pub(crate) fn apply(&self, object: Object) {
         let kind = object.kind();
         let observations = {
-            let mut cluster = self.cluster.write();
+            let mut cluster = self.kept.write(&self.cluster);
             let observations = match &object {
                 Object::Pod(new) => {
                     let old = cluster.pod(&object.key());
@@ -185,7 +243,7 @@ impl LiveState {
         let kind = object.kind();
         let now = Timestamp::now();
         let observations = {
-            let mut cluster = self.cluster.write();
+            let mut cluster = self.kept.write(&self.cluster);
             let observations = match &object {
                 Object::Pod(pod) => self.transitions.lock().pod_deleted(&cluster, pod, now),
                 Object::Namespace(ns) => self
@@ -212,14 +270,14 @@ impl LiveState {
     /// Forgets warning events older than `max_age`.
     pub(crate) fn prune_events(&self, max_age: SignedDuration) {
         if let Ok(cutoff) = Timestamp::now().checked_sub(max_age) {
-            self.cluster.write().prune_events(cutoff);
+            self.kept.write(&self.cluster).prune_events(cutoff);
         }
     }
 }
 
 /// What a scrape reads: the findings of the moment.
 impl FindingsSource for LiveState {
-    fn current(&self) -> Vec<Finding> {
+    fn current(&self) -> Arc<Vec<Finding>> {
         self.findings(self.now())
     }
 }

@@ -68,7 +68,7 @@ impl LiveState {
             .min(MOST_EXPECTED);
         let mut observations = Vec::new();
         {
-            let mut cluster = self.cluster.write();
+            let mut cluster = self.kept.write(&self.cluster);
             let mut transitions = self.transitions.lock();
             cluster.reserve(kind, expected);
             if kind == Kind::Pod {
@@ -106,7 +106,7 @@ impl LiveState {
     pub(crate) fn relist(&self, kind: Kind, scope: &Scope, listing: Listing) {
         let count = listing.objects;
         let observations = {
-            let mut cluster = self.cluster.write();
+            let mut cluster = self.kept.write(&self.cluster);
             let gone: Vec<ObjectKey> = match &listing.seen {
                 // Nothing was held when the list began: all there is, it listed.
                 None => Vec::new(),

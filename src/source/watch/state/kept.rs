@@ -1,0 +1,230 @@
+//! The findings kept current: judged again when the model has changed or the
+//! moment they hold until has come, and read as they are otherwise. Every
+//! change to the model goes through [`ModelWrite`], which counts it, so a
+//! read knows whether the findings it holds still describe the model.
+//!
+//! A read of an unchanged model at a moment the findings still hold takes
+//! them as they are. While the model keeps changing (an incident's churn),
+//! a read takes findings judged a short while ago (`Freshness`) rather than
+//! judge the whole model itself; `keep_current` judges again in the
+//! background as soon as that while is over, one judgement at a time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
+
+use crate::diagnosis::Finding;
+use crate::model::Cluster;
+
+/// Findings judged at one moment of one state of the model.
+pub(crate) struct Judged {
+    /// The count of model changes they saw.
+    generation: u64,
+    /// The moment they were judged at.
+    at: Timestamp,
+    /// When, with the model unchanged, they could read differently.
+    pub(super) until: Option<Timestamp>,
+    /// When the judgement began, and how long it took.
+    started: Instant,
+    took: Duration,
+    pub(crate) findings: Arc<Vec<Finding>>,
+}
+
+impl Judged {
+    fn none() -> Self {
+        Judged {
+            generation: u64::MAX,
+            at: Timestamp::MAX,
+            until: None,
+            started: Instant::now(),
+            took: Duration::ZERO,
+            findings: Arc::default(),
+        }
+    }
+
+    /// Whether these are the findings of `generation` at `now`.
+    fn hold(&self, generation: u64, now: Timestamp) -> bool {
+        self.generation == generation && self.at <= now && self.until.is_none_or(|u| now < u)
+    }
+}
+
+/// How stale a read may find the findings while the model changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Freshness {
+    /// The least time between two judgements of a changing model; a
+    /// judgement that took longer waits as long as it took, so judging takes
+    /// at most half a core.
+    pub(crate) at_least: Duration,
+}
+
+impl Freshness {
+    /// How long after `judged` began the next judgement is due.
+    fn next_after(self, judged: &Judged) -> Duration {
+        judged.took + self.at_least.max(judged.took)
+    }
+}
+
+/// The findings kept, and the count of changes they are measured against.
+pub(crate) struct Kept {
+    generation: AtomicU64,
+    latest: RwLock<Arc<Judged>>,
+    /// Held while judging: one judgement at a time, the others wait for it.
+    judging: Mutex<()>,
+    changed: tokio::sync::Notify,
+    /// `None`: every read sees every change made before it.
+    freshness: Option<Freshness>,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Kept {
+            generation: AtomicU64::new(0),
+            latest: RwLock::new(Arc::new(Judged::none())),
+            judging: Mutex::new(()),
+            changed: tokio::sync::Notify::new(),
+            freshness: None,
+        }
+    }
+}
+
+/// The model, borrowed to change it: the change is counted when it is
+/// returned, before anyone can read the model again.
+pub(crate) struct ModelWrite<'a> {
+    guard: RwLockWriteGuard<'a, Cluster>,
+    kept: &'a Kept,
+}
+
+impl std::ops::Deref for ModelWrite<'_> {
+    type Target = Cluster;
+    fn deref(&self) -> &Cluster {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for ModelWrite<'_> {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.guard
+    }
+}
+
+impl Drop for ModelWrite<'_> {
+    fn drop(&mut self) {
+        // Counted while the write lock is still held (the guard is dropped
+        // after this body): a judgement reads the count under the read lock.
+        self.kept.generation.fetch_add(1, Ordering::Release);
+        self.kept.changed.notify_one();
+    }
+}
+
+impl Kept {
+    pub(crate) fn with_freshness(freshness: Freshness) -> Self {
+        Kept {
+            freshness: Some(freshness),
+            ..Kept::default()
+        }
+    }
+
+    pub(crate) fn write<'a>(&'a self, model: &'a RwLock<Cluster>) -> ModelWrite<'a> {
+        ModelWrite {
+            guard: model.write(),
+            kept: self,
+        }
+    }
+
+    pub(super) fn latest(&self) -> Arc<Judged> {
+        self.latest.read().clone()
+    }
+
+    /// Whether `judged` may be read at `now`: it is exact, or, with a
+    /// freshness and unless `exact`, judged recently enough while the model
+    /// changes.
+    fn readable(&self, judged: &Judged, now: Timestamp, exact: bool) -> bool {
+        judged.hold(self.generation(), now)
+            || !exact
+                && self
+                    .freshness
+                    .is_some_and(|f| judged.started.elapsed() < f.next_after(judged))
+    }
+
+    /// The findings at `now`: those kept when they may be read, else judged
+    /// by `judge` (the model read under its lock, the count of changes it
+    /// saw, the findings and until when they hold).
+    pub(crate) fn read(
+        &self,
+        now: Timestamp,
+        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
+    ) -> Arc<Vec<Finding>> {
+        let judged = self.latest();
+        if self.readable(&judged, now, false) {
+            return judged.findings.clone();
+        }
+        self.judge(now, false, judge)
+    }
+
+    /// Judges the model again at `now` unless the findings kept are exactly
+    /// its findings (what keeps them current calls).
+    pub(crate) fn refresh(
+        &self,
+        now: Timestamp,
+        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
+    ) {
+        self.judge(now, true, judge);
+    }
+
+    /// Judges now unless another judgement, made while this one waited its
+    /// turn, may be read.
+    fn judge(
+        &self,
+        now: Timestamp,
+        exact: bool,
+        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
+    ) -> Arc<Vec<Finding>> {
+        let _turn = self.judging.lock();
+        let judged = self.latest();
+        if self.readable(&judged, now, exact) {
+            return judged.findings.clone();
+        }
+        let started = Instant::now();
+        let (generation, findings, until) = judge();
+        let judged = Arc::new(Judged {
+            generation,
+            at: now,
+            until,
+            started,
+            took: started.elapsed(),
+            findings: Arc::new(findings),
+        });
+        *self.latest.write() = judged.clone();
+        judged.findings.clone()
+    }
+
+    /// The count of model changes so far.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// How long to wait before judging again, measured from now: `None`
+    /// when the kept findings hold at `now` and nothing is due (wait for a
+    /// change), else the time left until the next judgement may begin.
+    pub(crate) fn due_in(&self, now: Timestamp) -> Option<Duration> {
+        let judged = self.latest();
+        if judged.hold(self.generation(), now) {
+            let until = judged.until?;
+            return Some(Duration::try_from(until.duration_since(now)).unwrap_or_default());
+        }
+        let wait = self
+            .freshness
+            .map_or(Duration::ZERO, |f| f.next_after(&judged))
+            .saturating_sub(judged.started.elapsed());
+        Some(wait)
+    }
+
+    /// Resolves at the next change to the model (or at once, if one was
+    /// made since the last call).
+    pub(crate) async fn changed(&self) {
+        self.changed.notified().await;
+    }
+}

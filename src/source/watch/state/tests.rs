@@ -1,0 +1,154 @@
+//! The findings kept current are the findings of a full diagnosis: random
+//! sequences of watch events (objects applied and deleted, relists, events
+//! forgotten, namespaces dropped) and time passing, each followed by reads
+//! compared with `diagnose_with` of the same model at the same moment.
+//!
+//! CI runs the cases below; `PROPTEST_CASES=5000 cargo test --release kept`
+//! runs thousands.
+
+use std::sync::Arc;
+
+use jiff::{SignedDuration, Timestamp};
+use proptest::prelude::*;
+
+use crate::diagnosis::{self, Settings};
+use crate::model::{Kind, Object};
+
+use super::LiveState;
+
+const EXAMPLE: &str = include_str!("../../../../examples/incidents.yaml");
+
+/// The objects of the embedded example, and the moment it describes.
+fn example() -> (Vec<Object>, Timestamp) {
+    let loaded = crate::source::dump::load_str(EXAMPLE).unwrap();
+    (loaded.cluster.objects(), loaded.now.unwrap())
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Apply(usize),
+    Delete(usize),
+    /// A relist of one kind naming the pool's objects of it whose index
+    /// leaves remainder 0..k (a seed picks which).
+    Relist(usize, u8),
+    /// Forget events last seen before the example's moment minus these minutes.
+    Prune(u16),
+    ForgetNamespace(usize),
+    /// Time passes by this many seconds.
+    Wait(u32),
+    /// Another read at the same moment.
+    Read,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (0..10_000usize).prop_map(Step::Apply),
+        3 => (0..10_000usize).prop_map(Step::Delete),
+        1 => (0..10_000usize, 1..4u8).prop_map(|(k, m)| Step::Relist(k, m)),
+        1 => (0..240u16).prop_map(Step::Prune),
+        1 => (0..10_000usize).prop_map(Step::ForgetNamespace),
+        2 => prop_oneof![1..60u32, 60..900u32, 900..14_400u32].prop_map(Step::Wait),
+        2 => Just(Step::Read),
+    ]
+}
+
+fn full(live: &LiveState, now: Timestamp, settings: &Settings) -> Vec<diagnosis::Finding> {
+    diagnosis::diagnose_with(&live.cluster.read(), now, settings)
+}
+
+fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Timestamp) {
+    let settings = Settings::default();
+    let live = LiveState::new(settings.clone(), []);
+    let mut now = as_of - SignedDuration::from_secs(i64::from(start_before));
+    for object in pool.iter().step_by(2) {
+        live.apply(object.clone());
+    }
+    let kinds: Vec<Kind> = Kind::ALL.to_vec();
+    let mut namespaces: Vec<String> = pool
+        .iter()
+        .map(|o| o.key().namespace.to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    namespaces.dedup();
+    let mut last = live.findings(now);
+    for (i, step) in steps.iter().enumerate() {
+        let (generation, held_until) = (live.kept.generation(), live.kept.latest().until);
+        match step {
+            Step::Apply(k) => live.apply(pool[k % pool.len()].clone()),
+            Step::Delete(k) => live.delete(pool[k % pool.len()].clone()),
+            Step::Relist(k, m) => {
+                let kind = kinds[k % kinds.len()];
+                let listed: Vec<Object> = pool
+                    .iter()
+                    .filter(|o| o.kind() == kind)
+                    .enumerate()
+                    .filter(|(j, _)| (j + k) % usize::from(*m) == 0)
+                    .map(|(_, o)| o.clone())
+                    .collect();
+                let mut listing = live.listing(kind, &None);
+                for page in listed.chunks(2) {
+                    live.list(&mut listing, page.iter().cloned(), None);
+                }
+                live.relist(kind, &None, listing);
+            }
+            Step::Prune(minutes) => {
+                let cutoff = as_of - SignedDuration::from_mins(i64::from(*minutes));
+                live.kept.write(&live.cluster).prune_events(cutoff);
+            }
+            Step::ForgetNamespace(k) => {
+                if !namespaces.is_empty() {
+                    live.forget_namespace(&namespaces[k % namespaces.len()]);
+                }
+            }
+            Step::Wait(secs) => now += SignedDuration::from_secs(i64::from(*secs)),
+            Step::Read => {}
+        }
+        let kept = live.findings(now);
+        // Reads only read: an unchanged model whose findings still hold is
+        // not judged again.
+        if live.kept.generation() == generation && held_until.is_none_or(|u| now < u) {
+            assert!(
+                Arc::ptr_eq(&kept, &last),
+                "step {i} ({step:?}): an unchanged model was judged again at {now}"
+            );
+        }
+        let expected = full(&live, now, &settings);
+        assert!(
+            *kept == expected,
+            "step {i} ({step:?}) at {now}: the kept findings differ from a full diagnosis\n\
+             kept:     {:#?}\nexpected: {:#?}",
+            kept.iter()
+                .map(|f| (&f.name, f.cause, &f.message))
+                .collect::<Vec<_>>(),
+            expected
+                .iter()
+                .map(|f| (&f.name, f.cause, &f.message))
+                .collect::<Vec<_>>()
+        );
+        last = kept;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn kept_findings_are_those_of_a_full_diagnosis(
+        steps in proptest::collection::vec(step(), 1..60),
+        start_before in 0..7_200u32,
+    ) {
+        let (pool, as_of) = example();
+        run(&steps, start_before, &pool, as_of);
+    }
+}
+
+/// Time alone changes the findings of the example: the kept ones follow
+/// them seven seconds at a time over two hours, judged again only when due.
+#[test]
+fn kept_findings_follow_time_alone() {
+    let (pool, as_of) = example();
+    let steps: Vec<Step> = std::iter::repeat_n([Step::Wait(7), Step::Read], 1_000)
+        .flatten()
+        .collect();
+    run(&steps, 3_600, &pool, as_of);
+}
