@@ -203,11 +203,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-/// While the watched model changes, reads take findings judged up to this
-/// long ago (or as long as the last judgement took, when longer) rather than
-/// judge the whole model on every request.
+/// While a watched model that takes more than 10 ms to judge changes, reads
+/// take findings judged up to half a second ago (or as long as the last
+/// judgement took, when longer) rather than judge the whole model on every
+/// request; a smaller one is judged by the read that finds it changed.
 const FRESHNESS: Freshness = Freshness {
     at_least: std::time::Duration::from_millis(500),
+    exact_below: std::time::Duration::from_millis(10),
 };
 
 /// `--from-file`: the dump's model, served as it is.

@@ -4,9 +4,9 @@
 //! read knows whether the findings it holds still describe the model.
 //!
 //! A read of an unchanged model at a moment the findings still hold takes
-//! them as they are. While the model keeps changing (an incident's churn),
-//! a read takes findings judged a short while ago (`Freshness`) rather than
-//! judge the whole model itself; `keep_current` judges again in the
+//! them as they are. A read that finds the model changed judges it, when
+//! that is quick; for a model too large for that (`Freshness`), it takes
+//! findings judged a short while ago, and `keep_current` judges again in the
 //! background as soon as that while is over, one judgement at a time.
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
-use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
+use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
 use crate::diagnosis::Finding;
 use crate::model::Cluster;
@@ -58,6 +58,11 @@ pub(crate) struct Freshness {
     /// judgement that took longer waits as long as it took, so judging takes
     /// at most half a core.
     pub(crate) at_least: Duration,
+    /// A model judged faster than this is judged by the read that finds it
+    /// changed: every read then sees every change made before it, at a cost
+    /// below this. Only a larger model's reads take findings judged a
+    /// while ago.
+    pub(crate) exact_below: Duration,
 }
 
 impl Freshness {
@@ -65,6 +70,17 @@ impl Freshness {
     fn next_after(self, judged: &Judged) -> Duration {
         judged.took + self.at_least.max(judged.took)
     }
+}
+
+/// When the findings are to be judged again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// When the model changes: they hold until then.
+    OnChange,
+    /// When the model changes, or after this long, when their time comes.
+    OnChangeOr(Duration),
+    /// After this long, the model having changed already.
+    In(Duration),
 }
 
 /// The findings kept, and the count of changes they are measured against.
@@ -144,9 +160,9 @@ impl Kept {
     fn readable(&self, judged: &Judged, now: Timestamp, exact: bool) -> bool {
         judged.hold(self.generation(), now)
             || !exact
-                && self
-                    .freshness
-                    .is_some_and(|f| judged.started.elapsed() < f.next_after(judged))
+                && self.freshness.is_some_and(|f| {
+                    judged.took >= f.exact_below && judged.started.elapsed() < f.next_after(judged)
+                })
     }
 
     /// The findings at `now`: those kept when they may be read, else judged
@@ -161,7 +177,16 @@ impl Kept {
         if self.readable(&judged, now, false) {
             return judged.findings.clone();
         }
-        self.judge(now, false, judge)
+        let turn = match self.freshness {
+            // A judgement under way brings newer findings soon; a read does
+            // not wait for it, these are one judgement older.
+            Some(f) if judged.took >= f.exact_below => match self.judging.try_lock() {
+                Some(turn) => turn,
+                None => return judged.findings.clone(),
+            },
+            _ => self.judging.lock(),
+        };
+        self.judge(turn, now, false, judge)
     }
 
     /// Judges the model again at `now` unless the findings kept are exactly
@@ -171,18 +196,18 @@ impl Kept {
         now: Timestamp,
         judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
     ) {
-        self.judge(now, true, judge);
+        self.judge(self.judging.lock(), now, true, judge);
     }
 
-    /// Judges now unless another judgement, made while this one waited its
-    /// turn, may be read.
+    /// Judges now, holding the turn, unless another judgement, made while
+    /// this one waited for it, may be read.
     fn judge(
         &self,
+        _turn: MutexGuard<'_, ()>,
         now: Timestamp,
         exact: bool,
         judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
     ) -> Arc<Vec<Finding>> {
-        let _turn = self.judging.lock();
         let judged = self.latest();
         if self.readable(&judged, now, exact) {
             return judged.findings.clone();
@@ -206,20 +231,25 @@ impl Kept {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// How long to wait before judging again, measured from now: `None`
-    /// when the kept findings hold at `now` and nothing is due (wait for a
-    /// change), else the time left until the next judgement may begin.
-    pub(crate) fn due_in(&self, now: Timestamp) -> Option<Duration> {
+    /// When to judge again, seen at `now`. With a freshness, judgements are
+    /// spaced by it whatever made them due (a message whose age ticks every
+    /// second does not make one a second).
+    pub(crate) fn next(&self, now: Timestamp) -> Next {
         let judged = self.latest();
-        if judged.hold(self.generation(), now) {
-            let until = judged.until?;
-            return Some(Duration::try_from(until.duration_since(now)).unwrap_or_default());
-        }
-        let wait = self
+        let spacing = self
             .freshness
             .map_or(Duration::ZERO, |f| f.next_after(&judged))
             .saturating_sub(judged.started.elapsed());
-        Some(wait)
+        if !judged.hold(self.generation(), now) {
+            return Next::In(spacing);
+        }
+        match judged.until {
+            None => Next::OnChange,
+            Some(until) => {
+                let due = Duration::try_from(until.duration_since(now)).unwrap_or_default();
+                Next::OnChangeOr(due.max(spacing))
+            }
+        }
     }
 
     /// Resolves at the next change to the model (or at once, if one was

@@ -28,7 +28,7 @@ use super::shard::Shard;
 use super::transitions::{Observation, Transitions};
 use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
 use health::Health;
-use kept::Kept;
+use kept::{Kept, Next};
 
 pub(crate) use health::{Connection, Failure, Said};
 pub(crate) use kept::Freshness;
@@ -144,10 +144,12 @@ impl LiveState {
     /// until when its findings hold. Sharded, a Terminating namespace is
     /// reported by the shard that owns it (every shard lists all namespaces).
     fn judge(&self, now: Timestamp) -> (u64, Vec<Finding>, Option<Timestamp>) {
+        let started = std::time::Instant::now();
         let cluster = self.cluster.read();
         let generation = self.kept.generation();
         let lasting = diagnosis::diagnose_until(&cluster, now, &self.settings);
         drop(cluster);
+        self.telemetry.judged(started.elapsed().as_secs_f64());
         let mut findings = lasting.findings;
         if self.shard.is_sharded() {
             findings.retain(|f| match (&f.namespace, f.kind) {
@@ -164,15 +166,17 @@ impl LiveState {
     /// them judged. Runs until the process ends.
     pub(crate) async fn keep_current(self: Arc<Self>) {
         loop {
-            match self.kept.due_in(self.now()) {
-                None => self.kept.changed().await,
-                Some(wait) if !wait.is_zero() => {
+            match self.kept.next(self.now()) {
+                Next::OnChange => self.kept.changed().await,
+                Next::OnChangeOr(wait) => {
                     tokio::select! {
                         () = tokio::time::sleep(wait) => {}
                         () = self.kept.changed() => {}
                     }
                 }
-                Some(_) => {
+                // A change does not bring the next judgement sooner.
+                Next::In(wait) if !wait.is_zero() => tokio::time::sleep(wait).await,
+                Next::In(_) => {
                     let live = self.clone();
                     let judged = tokio::task::spawn_blocking(move || {
                         let now = live.now();
