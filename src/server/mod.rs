@@ -17,7 +17,6 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use prometheus_client::registry::Registry;
 
 use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
 use crate::source::watch::{Connection, LiveState};
@@ -40,7 +39,7 @@ pub(crate) enum Source {
 /// What the handlers share.
 pub(crate) struct App {
     pub live: Arc<LiveState>,
-    pub registry: Registry,
+    pub metrics: metrics::Exposition<LiveState>,
     pub links: RunbookLinks,
     /// Where the data comes from, for the landing page.
     pub source: Source,
@@ -56,11 +55,10 @@ impl App {
         source: Source,
         series_ceiling: usize,
     ) -> Self {
-        let mut registry = Registry::default();
-        metrics::register(&mut registry, live.clone(), &live.telemetry, series_ceiling);
+        let metrics = metrics::Exposition::new(live.clone(), &live.telemetry, series_ceiling);
         App {
             live,
-            registry,
+            metrics,
             links,
             source,
         }
@@ -85,13 +83,12 @@ impl App {
 
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let format = Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
-    // Rendering walks the whole model: keep it off the async workers.
+    // A scrape may judge the model or encode new findings: off the async workers.
     let rendered = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
-        let mut text = String::new();
-        let result = prometheus_client::encoding::text::encode(&mut text, &app.registry);
+        let result = app.metrics.encode();
         app.live.telemetry.rendered(started.elapsed().as_secs_f64());
-        result.map(|()| text)
+        result
     })
     .await;
     match rendered {

@@ -1,5 +1,6 @@
 //! The exporter's own families: how each watch is doing, the model's size,
-//! build information, render time, and the lifecycle duration histograms.
+//! build information, render time, the diagnosis's own cost, and the
+//! lifecycle duration histograms.
 //! Each is documented once here, as a constant: registration takes its name
 //! and help text from it, and `docs/metrics.md` is generated from them all. Call sites say
 //! what happened (`listed`, `applied`, `watch_failed` ...); the labels
@@ -167,6 +168,22 @@ const RENDER_DURATION: MetricDoc = MetricDoc {
     example: "max_over_time(kube_lifecycle_scrape_render_duration_seconds[1h])",
 };
 
+const JUDGEMENTS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_judgements",
+    kind: "counter",
+    labels: &[],
+    help: "Times the model was diagnosed again: after it changed, or when a finding's time came (a threshold waited out, a deadline passed, an age in a message ticking over). Reads between two take the findings as they are.",
+    example: "rate(kube_lifecycle_judgements_total[5m])",
+};
+
+const JUDGEMENT_SECONDS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_judgement_seconds",
+    kind: "counter",
+    labels: &[],
+    help: "Time spent diagnosing the model; its rate is the share of a core the diagnosis takes.",
+    example: "rate(kube_lifecycle_judgement_seconds_total[5m])",
+};
+
 const POD_TERMINATING: MetricDoc = MetricDoc {
     name: "kube_lifecycle_pod_terminating_duration_seconds",
     kind: "histogram",
@@ -218,6 +235,8 @@ pub(super) const CATALOGUE: &[MetricDoc] = &[
     WATCH_LAST_CONTACT,
     BUILD_INFO,
     RENDER_DURATION,
+    JUDGEMENTS,
+    JUDGEMENT_SECONDS,
     POD_TERMINATING,
     POD_SCHEDULING,
     POD_STARTUP,
@@ -270,6 +289,8 @@ pub(crate) struct Telemetry {
     watch_last_contact: Family<ResourceLabel, Gauge<f64, AtomicU64>>,
     build_info: Family<BuildLabels, Gauge>,
     render_seconds: Gauge<f64, AtomicU64>,
+    judgements: Counter,
+    judgement_seconds: Counter<f64, AtomicU64>,
     pod_terminating: Family<CauseLabel, Histogram>,
     pod_scheduling: Histogram,
     pod_startup: Histogram,
@@ -288,6 +309,8 @@ impl Default for Telemetry {
             watch_last_contact: Family::default(),
             build_info: Family::default(),
             render_seconds: Gauge::default(),
+            judgements: Counter::default(),
+            judgement_seconds: Counter::default(),
             pod_terminating: Family::new_with_constructor(|| {
                 Histogram::new(TERMINATING_BUCKETS.iter().copied())
             }),
@@ -323,6 +346,8 @@ impl Telemetry {
         );
         add(registry, &BUILD_INFO, self.build_info.clone());
         add(registry, &RENDER_DURATION, self.render_seconds.clone());
+        add(registry, &JUDGEMENTS, self.judgements.clone());
+        add(registry, &JUDGEMENT_SECONDS, self.judgement_seconds.clone());
         add(registry, &POD_TERMINATING, self.pod_terminating.clone());
         add(registry, &POD_SCHEDULING, self.pod_scheduling.clone());
         add(registry, &POD_STARTUP, self.pod_startup.clone());
@@ -413,6 +438,12 @@ impl Telemetry {
                 reason,
             })
             .inc();
+    }
+
+    /// The model was diagnosed in `seconds`.
+    pub(crate) fn judged(&self, seconds: f64) {
+        self.judgements.inc();
+        self.judgement_seconds.inc_by(seconds);
     }
 
     /// A `/metrics` response took `seconds` to render.
