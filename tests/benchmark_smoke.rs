@@ -21,6 +21,8 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
         churn: Duration::from_secs(2),
         churn_rate: 200,
         scrapes: 5,
+        viewers: 2,
+        viewer_phase: Duration::from_secs(2),
     };
     let report = run(&config, empty).await.expect("the benchmark completes");
     println!("{}", table(std::slice::from_ref(&report)));
@@ -48,6 +50,14 @@ async fn the_benchmark_runs_end_to_end_at_a_small_size() {
     // The pod that started crash-looping during the churn was found.
     assert_eq!(report.newcomer_seconds.len(), 1);
     assert!(report.newcomer_seconds[0].is_some_and(|s| s < 60.0));
+    // Scrapes and page views were timed during the churn, with and without
+    // viewers; the landing page several times.
+    assert!(report.churn_scrape_p99_ms > 0.0 && report.viewers_scrape_p99_ms > 0.0);
+    assert!(report.viewers_page_p99_ms > 0.0 && report.page_p99_ms >= report.page_median_ms);
+    // The exporter's CPU per scrape was read, and its diagnosis counter:
+    // a churning model is diagnosed again (in the background).
+    assert!(report.scrape_cpu_ms > 0.0 && report.scrape_judge_ms >= 0.0);
+    assert!(report.churn_judge_seconds > 0.0, "{report:?}");
 
     // The storm at a small size: a third of the nodes lost, a registry
     // refusing pulls, events churned instead of pods.

@@ -5,7 +5,8 @@
 //!
 //! A run ([`run`]) goes through its phases in order, each a function here:
 //! the cluster generated and its lists parsed and decoded offline, the sync,
-//! the scrapes, the churn, the relist. `report.rs` holds what they measured
+//! the scrapes, the churn, scrapes during churn with and without page
+//! viewers, the relist. `report.rs` holds what they measured
 //! and prints it; `cluster.rs` generates the cluster, `process.rs` runs the
 //! exporter, `soak.rs` is the long run, `fuzz.rs` the fuzzing targets.
 
@@ -39,6 +40,10 @@ pub struct Config {
     pub churn: Duration,
     pub churn_rate: usize,
     pub scrapes: usize,
+    /// Landing-page viewers during the second half of the viewer phases.
+    pub viewers: usize,
+    /// How long each viewer phase churns (without viewers, then with).
+    pub viewer_phase: Duration,
 }
 
 /// Parses the same list bodies the exporter receives without building
@@ -171,9 +176,10 @@ pub async fn run(config: &Config, empty_rss: u64) -> Result<Report> {
     report.steady_rss = process.rss()?;
     let metrics = scrape(&process, config.scrapes, &mut report).await?;
     scrape_gzip(&process, config.scrapes, &mut report).await?;
-    fetch_pages(&process, &mut report).await?;
+    fetch_pages(&process, config.scrapes, &mut report).await?;
 
     churn(config, &server, &process, &metrics, &mut report).await?;
+    viewer_phases(config, &server, &process, &mut report).await;
     report.peak_rss = process.peak_rss()?;
     let (applied, sent) = (report.churn_events_applied, report.churn_events_sent);
     if applied < sent as f64 * 0.99 {
@@ -323,28 +329,47 @@ async fn scrape(process: &ExporterProcess, scrapes: usize, report: &mut Report) 
     Ok(metrics)
 }
 
+/// Seconds the exporter has spent diagnosing, by its own counter.
+fn judge_seconds(metrics: &str) -> f64 {
+    sum_of(metrics, "kube_lifecycle_judgement_seconds_total", "")
+}
+
 /// `/metrics` asked for as Prometheus does (gzip): the bytes sent, whether
-/// they came compressed, and the scrape times.
+/// they came compressed, the scrape times, and the exporter's CPU per scrape
+/// with the part of it spent diagnosing.
 async fn scrape_gzip(process: &ExporterProcess, scrapes: usize, report: &mut Report) -> Result<()> {
     let mut ms = Vec::new();
+    let judged_before = judge_seconds(&process.get("/metrics").await?);
+    let cpu_before = process.cpu_seconds()?;
     for _ in 0..scrapes {
         let start = Instant::now();
         (report.metrics_gzip_bytes, report.metrics_gzipped) =
             process.get_gzip_size("/metrics").await?;
         ms.push(start.elapsed().as_secs_f64() * 1000.0);
     }
+    let cpu = process.cpu_seconds()? - cpu_before;
+    let judged = judge_seconds(&process.get("/metrics").await?) - judged_before;
+    let per_scrape = |seconds: f64| seconds * 1000.0 / scrapes.max(1) as f64;
+    report.scrape_cpu_ms = per_scrape(cpu);
+    report.scrape_judge_ms = per_scrape(judged);
     ms.sort_by(f64::total_cmp);
     report.scrape_gzip_median_ms = percentile(&ms, 0.5);
     report.scrape_gzip_p99_ms = percentile(&ms, 0.99);
     Ok(())
 }
 
-/// The landing page (bytes and time to fetch it) and `/findings`, whole and
-/// filtered (bytes).
-async fn fetch_pages(process: &ExporterProcess, report: &mut Report) -> Result<()> {
-    let start = Instant::now();
-    report.page_bytes = process.get("/").await?.len();
-    report.page_ms = start.elapsed().as_secs_f64() * 1000.0;
+/// The landing page (bytes and times to fetch it, as many times as the
+/// scrapes) and `/findings`, whole and filtered (bytes).
+async fn fetch_pages(process: &ExporterProcess, times: usize, report: &mut Report) -> Result<()> {
+    let mut ms = Vec::new();
+    for _ in 0..times.max(1) {
+        let start = Instant::now();
+        report.page_bytes = process.get("/").await?.len();
+        ms.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    report.page_median_ms = percentile(&ms, 0.5);
+    report.page_p99_ms = percentile(&ms, 0.99);
     report.findings_bytes = process.get("/findings").await?.len();
     report.findings_filtered_bytes = process
         .get("/findings?anomaly=image_pull&limit=100")
@@ -376,9 +401,11 @@ async fn churn(
 ) -> Result<()> {
     let churned = churned_resource(config.profile);
     let applied_before = events_applied(metrics, churned);
+    let judged_before = judge_seconds(metrics);
     let cpu_before = process.cpu_seconds()?;
     let churn_start = Instant::now();
-    let (sent, newcomers) = send_changes(config, server, process, report.nodes).await;
+    let (sent, newcomers) =
+        send_changes(config, server, process, report.nodes, config.churn, 0, true).await;
     report.churn_seconds = churn_start.elapsed().as_secs_f64();
     let mut newcomer_seconds = Vec::new();
     for task in newcomers {
@@ -395,6 +422,7 @@ async fn churn(
         cpu_seconds = process.cpu_seconds()? - cpu_before;
         let m = process.get("/metrics").await?;
         applied = events_applied(&m, churned) - applied_before;
+        report.churn_judge_seconds = judge_seconds(&m) - judged_before;
         if applied >= sent as f64 {
             break;
         }
@@ -406,26 +434,32 @@ async fn churn(
     Ok(())
 }
 
-/// Sends the churn's changes in ticks of 10 ms; returns how many were sent,
-/// and the tasks timing the crash-looping newcomers.
+/// Sends the churn's changes in ticks of 10 ms for `length`, the first
+/// numbered `first` (what makes each change new); returns how many were
+/// sent, and, with `newcomers`, the tasks timing the crash-looping newcomers.
 async fn send_changes(
     config: &Config,
     server: &FakeApiServer,
     process: &ExporterProcess,
     nodes: usize,
+    length: Duration,
+    first: usize,
+    with_newcomers: bool,
 ) -> (usize, Vec<tokio::task::JoinHandle<Option<f64>>>) {
     let churn_start = Instant::now();
     let per_tick = (config.churn_rate / 100).max(1);
-    let mut sent = 0;
-    let mut cursor = 0;
+    let mut sent = first;
+    let mut cursor = first;
     let mut tick = tokio::time::interval(Duration::from_millis(10));
     // Every 10 s of churn a new pod starts crash-looping; a task polls
     // `/findings` for it every 250 ms (few enough requests not to weigh on the
     // CPU measured).
     let mut newcomers = Vec::new();
-    while churn_start.elapsed() < config.churn {
+    while churn_start.elapsed() < length {
         tick.tick().await;
-        if churn_start.elapsed() >= Duration::from_secs(1 + 10 * newcomers.len() as u64) {
+        if with_newcomers
+            && churn_start.elapsed() >= Duration::from_secs(1 + 10 * newcomers.len() as u64)
+        {
             let k = newcomers.len();
             let pod = cluster::crash_looping_newcomer(k, nodes);
             let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
@@ -453,7 +487,96 @@ async fn send_changes(
             done += 1;
         }
     }
-    (sent, newcomers)
+    (sent - first, newcomers)
+}
+
+/// Two further stretches of the same churn, gzip scrapes every half second
+/// in both, and in the second `viewers` landing-page viewers each fetching
+/// the page again as soon as it came: whether many people looking at the
+/// page during an incident slow Prometheus' scrapes.
+async fn viewer_phases(
+    config: &Config,
+    server: &FakeApiServer,
+    process: &ExporterProcess,
+    report: &mut Report,
+) {
+    report.viewers = config.viewers;
+    let mut first = report.churn_events_sent;
+    for viewers in [0, config.viewers] {
+        eprintln!(
+            "[{} pods] churning with scrapes and {viewers} page viewers",
+            config.pods
+        );
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let base = process.base().to_string();
+        let scraper = tokio::spawn(fetch_until(
+            format!("{base}/metrics"),
+            true,
+            Duration::from_millis(500),
+            stop.clone(),
+        ));
+        let pages: Vec<_> = (0..viewers)
+            .map(|_| {
+                tokio::spawn(fetch_until(
+                    format!("{base}/"),
+                    false,
+                    Duration::ZERO,
+                    stop.clone(),
+                ))
+            })
+            .collect();
+        let (sent, _) = send_changes(
+            config,
+            server,
+            process,
+            report.nodes,
+            config.viewer_phase,
+            first,
+            false,
+        )
+        .await;
+        first += sent;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut scrapes = scraper.await.unwrap_or_default();
+        scrapes.sort_by(f64::total_cmp);
+        let mut page_ms: Vec<f64> = Vec::new();
+        for viewer in pages {
+            page_ms.extend(viewer.await.unwrap_or_default());
+        }
+        page_ms.sort_by(f64::total_cmp);
+        if viewers == 0 {
+            report.churn_scrape_p99_ms = percentile(&scrapes, 0.99);
+        } else {
+            report.viewers_scrape_p99_ms = percentile(&scrapes, 0.99);
+            report.viewers_page_p99_ms = percentile(&page_ms, 0.99);
+        }
+    }
+}
+
+/// Fetches `url` (asking for gzip when `gzip`) every `every` (or again as
+/// soon as the last answer came) until `stop`; the times in milliseconds.
+async fn fetch_until(
+    url: String,
+    gzip: bool,
+    every: Duration,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Vec<f64> {
+    let client = reqwest::Client::new();
+    let mut ms = Vec::new();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let start = Instant::now();
+        let mut request = client.get(&url);
+        if gzip {
+            request = request.header("Accept-Encoding", "gzip");
+        }
+        if let Ok(response) = request.send().await
+            && response.bytes().await.is_ok()
+        {
+            ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        tokio::time::sleep(every.saturating_sub(start.elapsed())).await;
+    }
+    ms
 }
 
 /// A relist, as after etcd is restored: every watch is cut and its resume

@@ -35,9 +35,17 @@ struct Args {
     /// Events per second during the storm's churn.
     #[arg(long, default_value_t = 10_000)]
     storm_event_rate: usize,
-    /// /metrics scrapes to time.
+    /// /metrics scrapes (and landing-page fetches) to time.
     #[arg(long, default_value_t = 50)]
     scrapes: usize,
+    /// Landing-page viewers fetching the page over and over during the
+    /// second viewer phase.
+    #[arg(long, default_value_t = 20)]
+    viewers: usize,
+    /// How long each of the two viewer phases churns (without, then with
+    /// the viewers), with a gzip scrape every half second.
+    #[arg(long, default_value = "20s", value_parser = humantime_like)]
+    viewer_phase: Duration,
     /// Instead of the profiles: churn the first size's healthy cluster at
     /// `--churn-rate` for this long, reading the exporter's resident set every
     /// `--soak-sample` (e.g. `--pods 50000 --soak 3600s`).
@@ -90,6 +98,8 @@ async fn main() -> Result<()> {
                     Profile::Storm => args.storm_event_rate,
                 },
                 scrapes: args.scrapes,
+                viewers: args.viewers,
+                viewer_phase: args.viewer_phase,
             };
             reports.push(run(&config, empty).await?);
             println!("{}", table(&reports));

@@ -39,9 +39,24 @@ pub struct Report {
     pub metrics_gzipped: bool,
     pub scrape_gzip_median_ms: f64,
     pub scrape_gzip_p99_ms: f64,
-    /// The landing page: bytes and time to fetch it.
+    /// The landing page: bytes, and the times to fetch it (as many as the
+    /// scrapes).
     pub page_bytes: usize,
-    pub page_ms: f64,
+    pub page_median_ms: f64,
+    pub page_p99_ms: f64,
+    /// The exporter's CPU per gzip scrape of an unchanged model, and of it
+    /// the time spent diagnosing (its own `kube_lifecycle_judgement_seconds`).
+    pub scrape_cpu_ms: f64,
+    pub scrape_judge_ms: f64,
+    /// Share of a core the diagnosis took during the churn (the same counter).
+    pub churn_judge_seconds: f64,
+    /// Gzip scrapes every half second during a further churn, without and
+    /// then with `viewers` fetching the landing page over and over: their
+    /// p99s, and the viewers' page p99.
+    pub viewers: usize,
+    pub churn_scrape_p99_ms: f64,
+    pub viewers_scrape_p99_ms: f64,
+    pub viewers_page_p99_ms: f64,
     /// `/findings` whole, and `/findings?anomaly=image_pull&limit=100`.
     pub findings_bytes: usize,
     pub findings_filtered_bytes: usize,
@@ -94,6 +109,10 @@ impl Report {
         self.churn_cpu_seconds / (self.churn_events_applied / 1000.0)
     }
     /// Share of one core used during the churn.
+    pub fn churn_judge_share(&self) -> f64 {
+        self.churn_judge_seconds / self.churn_seconds
+    }
+
     pub fn churn_core_share(&self) -> f64 {
         self.churn_cpu_seconds / self.churn_seconds
     }
@@ -108,7 +127,7 @@ pub fn mib(bytes: u64) -> f64 {
 type Row = (&'static str, fn(&Report) -> String);
 
 /// The table's rows, in order.
-const ROWS: [Row; 28] = [
+const ROWS: [Row; 32] = [
     ("nodes / objects", |r| {
         format!("{} / {}", r.nodes, r.objects)
     }),
@@ -177,8 +196,16 @@ const ROWS: [Row; 28] = [
             r.scrape_gzip_p99_ms
         )
     }),
-    ("landing page: size, time", |r| {
-        format!("{:.2} MB, {:.0} ms", r.page_bytes as f64 / 1e6, r.page_ms)
+    ("landing page: size, time (median / p99)", |r| {
+        format!(
+            "{:.2} MB, {:.1} / {:.1} ms",
+            r.page_bytes as f64 / 1e6,
+            r.page_median_ms,
+            r.page_p99_ms
+        )
+    }),
+    ("CPU per gzip scrape, of it diagnosing", |r| {
+        format!("{:.1} ms, {:.1} ms", r.scrape_cpu_ms, r.scrape_judge_ms)
     }),
     ("/findings whole", |r| {
         format!("{:.2} MB", r.findings_bytes as f64 / 1e6)
@@ -205,6 +232,24 @@ const ROWS: [Row; 28] = [
     }),
     ("CPU at that churn", |r| {
         format!("{:.1}% of a core", 100.0 * r.churn_core_share())
+    }),
+    ("of it diagnosing", |r| {
+        format!("{:.1}% of a core", 100.0 * r.churn_judge_share())
+    }),
+    (
+        "gzip scrape p99 during churn: alone / with page viewers",
+        |r| {
+            format!(
+                "{:.1} / {:.1} ms ({:+.0}%, {} viewers)",
+                r.churn_scrape_p99_ms,
+                r.viewers_scrape_p99_ms,
+                100.0 * (r.viewers_scrape_p99_ms / r.churn_scrape_p99_ms - 1.0),
+                r.viewers
+            )
+        },
+    ),
+    ("landing page p99 with those viewers", |r| {
+        format!("{:.1} ms", r.viewers_page_p99_ms)
     }),
     (
         "a new crash-looping pod on /findings during the churn (median / slowest)",
