@@ -637,6 +637,15 @@ local panels = import 'lib/panels.libsonnet';
               style='lines',
             ),
             p.timeseries(
+              'Diagnosis: judgements and their CPU',
+              'How often each exporter diagnosed its model again (after it changed, or when a finding\'s time came), per second, and the share of a core that took (rate of kube_lifecycle_judgement_seconds_total). Scrapes and page views between two judgements read the findings as they are.',
+              [
+                { expr: 'sum by %s (rate(%s[$__rate_interval]))' % [p.byCluster(target), own('kube_lifecycle_judgements_total')], legend: 'judgements/s {{instance}} ' + p.clusterLegend },
+                { expr: 'sum by %s (rate(%s[$__rate_interval]))' % [p.byCluster(target), own('kube_lifecycle_judgement_seconds_total')], legend: 'cores {{instance}} ' + p.clusterLegend },
+              ],
+              style='lines',
+            ),
+            p.timeseries(
               'Series folded above the ceiling',
               'Per-pod series of each family withheld because it had more than --max-series-per-family (kube_lifecycle_series_folded): that family is exposed by namespace, node and cause instead. 0 when every family is whole; the landing page and /findings still list every object.',
               [{
