@@ -181,14 +181,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         None => None,
     };
     let settings = args.thresholds.settings();
-    let (live, source, mut watchers) = match &args.from_file {
+    let (live, source, watchers) = match &args.from_file {
         Some(path) => {
             let (live, source) = load_file(path, settings)?;
             (live, source, Vec::new())
         }
         None => watch_cluster(&args, settings).await?,
     };
-    watchers.push(tokio::spawn(live.clone().keep_current()));
+    live.clone()
+        .keep_current()
+        .context("starting the thread that keeps the findings current")?;
 
     let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
     let app = Arc::new(App::new(live, links, source, args.max_series_per_family));

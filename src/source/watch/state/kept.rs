@@ -10,14 +10,14 @@
 //! background as soon as that while is over, one judgement at a time.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
 use crate::diagnosis::Finding;
-use crate::model::Cluster;
+use crate::model::{Cluster, Kind};
 
 /// Findings judged at one moment of one state of the model.
 pub(crate) struct Judged {
@@ -70,6 +70,18 @@ impl Freshness {
     fn next_after(self, judged: &Judged) -> Duration {
         judged.took + self.at_least.max(judged.took)
     }
+
+    /// How long after `judged` began a read still takes it: until the next
+    /// judgement, begun when due, is done, and a while more for a busy
+    /// machine; only then does the read judge for itself.
+    fn readable_for(self, judged: &Judged) -> Duration {
+        self.next_after(judged) + judged.took + self.at_least
+    }
+
+    /// Whether reads of the model `judged` saw take findings a while old.
+    fn applies_to(self, judged: &Judged) -> bool {
+        judged.took >= self.exact_below
+    }
 }
 
 /// When the findings are to be judged again.
@@ -92,11 +104,15 @@ pub(crate) struct Kept {
     changed: tokio::sync::Notify,
     /// `None`: every read sees every change made before it.
     freshness: Option<Freshness>,
+    /// Objects held per kind (in `Kind::ALL`'s order) as of the last change:
+    /// read without the model's lock, which a judgement holds for its length.
+    counts: [AtomicUsize; Kind::ALL.len()],
 }
 
 impl Default for Kept {
     fn default() -> Self {
         Kept {
+            counts: Default::default(),
             generation: AtomicU64::new(0),
             latest: RwLock::new(Arc::new(Judged::none())),
             judging: Mutex::new(()),
@@ -131,6 +147,9 @@ impl Drop for ModelWrite<'_> {
         // Counted while the write lock is still held (the guard is dropped
         // after this body): a judgement reads the count under the read lock.
         self.kept.generation.fetch_add(1, Ordering::Release);
+        for (count, kind) in self.kept.counts.iter().zip(Kind::ALL) {
+            count.store(self.guard.len(kind), Ordering::Relaxed);
+        }
         self.kept.changed.notify_one();
     }
 }
@@ -161,26 +180,29 @@ impl Kept {
         judged.hold(self.generation(), now)
             || !exact
                 && self.freshness.is_some_and(|f| {
-                    judged.took >= f.exact_below && judged.started.elapsed() < f.next_after(judged)
+                    f.applies_to(judged) && judged.started.elapsed() < f.readable_for(judged)
                 })
     }
 
     /// The findings at `now`: those kept when they may be read, else judged
     /// by `judge` (the model read under its lock, the count of changes it
-    /// saw, the findings and until when they hold).
+    /// saw, the findings and until when they hold). While `listing`, a model
+    /// too large to judge per read is not judged: its last findings are read.
     pub(crate) fn read(
         &self,
         now: Timestamp,
+        listing: bool,
         judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
     ) -> Arc<Vec<Finding>> {
         let judged = self.latest();
-        if self.readable(&judged, now, false) {
+        let large = self.freshness.is_some_and(|f| f.applies_to(&judged));
+        if self.readable(&judged, now, false) || large && listing {
             return judged.findings.clone();
         }
         let turn = match self.freshness {
             // A judgement under way brings newer findings soon; a read does
             // not wait for it, these are one judgement older.
-            Some(f) if judged.took >= f.exact_below => match self.judging.try_lock() {
+            Some(_) if large => match self.judging.try_lock() {
                 Some(turn) => turn,
                 None => return judged.findings.clone(),
             },
@@ -224,6 +246,15 @@ impl Kept {
         });
         *self.latest.write() = judged.clone();
         judged.findings.clone()
+    }
+
+    /// Objects held per kind.
+    pub(crate) fn counts(&self) -> Vec<(Kind, usize)> {
+        Kind::ALL
+            .into_iter()
+            .zip(&self.counts)
+            .map(|(kind, count)| (kind, count.load(Ordering::Relaxed)))
+            .collect()
     }
 
     /// The count of model changes so far.

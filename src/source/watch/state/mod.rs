@@ -41,6 +41,8 @@ pub(crate) struct LiveState {
     cluster: RwLock<Cluster>,
     /// The findings of the model, kept current.
     kept: Kept,
+    /// (Re)lists begun and not yet ended or abandoned.
+    lists_under_way: Arc<std::sync::atomic::AtomicUsize>,
     settings: Settings,
     pub telemetry: Telemetry,
     transitions: Mutex<Transitions>,
@@ -69,6 +71,7 @@ impl LiveState {
         let state = LiveState {
             cluster: RwLock::new(Cluster::new()),
             kept: Kept::default(),
+            lists_under_way: Arc::default(),
             settings,
             telemetry: Telemetry::default(),
             transitions: Mutex::new(Transitions::default()),
@@ -125,6 +128,14 @@ impl LiveState {
             .unwrap_or_else(|_| Timestamp::now())
     }
 
+    /// Every watch has listed, and no list is under way.
+    fn settled(&self) -> bool {
+        self.lists_under_way
+            .load(std::sync::atomic::Ordering::Relaxed)
+            == 0
+            && self.readiness().iter().all(|(_, ready)| *ready)
+    }
+
     /// Reads take findings judged a while ago, at most as stale as
     /// `freshness` allows, while the model changes; [`LiveState::keep_current`]
     /// judges them again in the background.
@@ -137,7 +148,11 @@ impl LiveState {
     /// model (or, with a freshness, were judged recently enough), else judged
     /// now.
     pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Finding>> {
-        self.kept.read(now, || self.judge(now))
+        let listing = self
+            .lists_under_way
+            .load(std::sync::atomic::Ordering::Relaxed)
+            > 0;
+        self.kept.read(now, listing, || self.judge(now))
     }
 
     /// The model judged at `now`, with the count of changes it had seen and
@@ -163,8 +178,21 @@ impl LiveState {
 
     /// Judges the model again whenever it has changed (no sooner than the
     /// freshness allows) or its findings' time has come, so that reads find
-    /// them judged. Runs until the process ends.
-    pub(crate) async fn keep_current(self: Arc<Self>) {
+    /// them judged; on a thread of its own until the process ends, so that
+    /// each judgement's findings are allocated where the last one's were
+    /// freed (a pool thread at a time would spread them over the allocator's
+    /// arenas).
+    pub(crate) fn keep_current(self: Arc<Self>) -> std::io::Result<()> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()?;
+        std::thread::Builder::new()
+            .name("judge".into())
+            .spawn(move || runtime.block_on(self.judge_when_due()))?;
+        Ok(())
+    }
+
+    async fn judge_when_due(self: Arc<Self>) {
         loop {
             match self.kept.next(self.now()) {
                 Next::OnChange => self.kept.changed().await,
@@ -176,16 +204,15 @@ impl LiveState {
                 }
                 // A change does not bring the next judgement sooner.
                 Next::In(wait) if !wait.is_zero() => tokio::time::sleep(wait).await,
+                // Judging a model being listed would hold the list back
+                // (the judgement holds the model's read lock) for findings
+                // of half a model; reads judge it if they need it sooner.
+                Next::In(_) if !self.settled() => {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
                 Next::In(_) => {
-                    let live = self.clone();
-                    let judged = tokio::task::spawn_blocking(move || {
-                        let now = live.now();
-                        live.kept.refresh(now, || live.judge(now));
-                    });
-                    if judged.await.is_err() {
-                        tracing::error!("judging the findings failed; reads judge them");
-                        return;
-                    }
+                    let now = self.now();
+                    self.kept.refresh(now, || self.judge(now));
                 }
             }
         }
@@ -217,10 +244,9 @@ impl LiveState {
         }
     }
 
-    /// Objects held per kind.
+    /// Objects held per kind (without waiting for a judgement under way).
     pub(crate) fn counts(&self) -> Vec<(Kind, usize)> {
-        let cluster = self.cluster.read();
-        Kind::ALL.iter().map(|k| (*k, cluster.len(*k))).collect()
+        self.kept.counts()
     }
 
     /// An object was added or changed.

@@ -1,6 +1,9 @@
 //! A (re)list applied to the live model page by page, and what it did not
 //! name removed when it ends: objects deleted while the watch was down.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use foldhash::HashSet;
 
 use jiff::Timestamp;
@@ -23,6 +26,25 @@ const MOST_EXPECTED: usize = 1 << 20;
 pub(crate) struct Listing {
     seen: Option<HashSet<ObjectKey>>,
     objects: usize,
+    _under_way: UnderWay,
+}
+
+/// Counts a list as under way from its start until it is ended or dropped
+/// (a list cut off by an error is abandoned, not ended).
+#[derive(Debug)]
+struct UnderWay(Arc<AtomicUsize>);
+
+impl UnderWay {
+    fn begin(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        UnderWay(count.clone())
+    }
+}
+
+impl Drop for UnderWay {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// The uid of the pod or namespace the model holds at `key` (the kinds whose
@@ -42,6 +64,7 @@ impl LiveState {
         Listing {
             seen: (!nothing_held).then(HashSet::default),
             objects: 0,
+            _under_way: UnderWay::begin(&self.lists_under_way),
         }
     }
 
