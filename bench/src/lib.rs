@@ -491,9 +491,9 @@ async fn send_changes(
 }
 
 /// Two further stretches of the same churn, gzip scrapes every half second
-/// in both, and in the second `viewers` landing-page viewers each fetching
-/// the page again as soon as it came: whether many people looking at the
-/// page during an incident slow Prometheus' scrapes.
+/// in both, and in the second `viewers` landing-page viewers each reloading
+/// the page every second: whether many people looking at the page during an
+/// incident slow Prometheus' scrapes.
 async fn viewer_phases(
     config: &Config,
     server: &FakeApiServer,
@@ -520,7 +520,7 @@ async fn viewer_phases(
                 tokio::spawn(fetch_until(
                     format!("{base}/"),
                     false,
-                    Duration::ZERO,
+                    Duration::from_secs(1),
                     stop.clone(),
                 ))
             })

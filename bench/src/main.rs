@@ -38,7 +38,7 @@ struct Args {
     /// /metrics scrapes (and landing-page fetches) to time.
     #[arg(long, default_value_t = 50)]
     scrapes: usize,
-    /// Landing-page viewers fetching the page over and over during the
+    /// Landing-page viewers reloading the page every second during the
     /// second viewer phase.
     #[arg(long, default_value_t = 20)]
     viewers: usize,

@@ -51,7 +51,7 @@ pub struct Report {
     /// Share of a core the diagnosis took during the churn (the same counter).
     pub churn_judge_seconds: f64,
     /// Gzip scrapes every half second during a further churn, without and
-    /// then with `viewers` fetching the landing page over and over: their
+    /// then with `viewers` reloading the landing page every second: their
     /// p99s, and the viewers' page p99.
     pub viewers: usize,
     pub churn_scrape_p99_ms: f64,
