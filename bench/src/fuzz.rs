@@ -1,6 +1,6 @@
 //! The fuzz targets and a mutation engine, shared by the release-mode driver
 //! (`lifecycle-fuzz`, docs/fuzzing.md) and the test that replays the kept
-//! corpus (`tests/fuzz_corpus.rs`, which includes this file by path). Only
+//! corpus (`tests/pure/fuzz_corpus.rs`, which includes this file by path). Only
 //! the exporter's public API and std: no random-number crate, so a run is
 //! the same for the same seed everywhere.
 

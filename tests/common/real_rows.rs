@@ -1,7 +1,7 @@
 //! Real messages of the container families, quoted from public issues, pull
 //! requests and pages (the URL is next to each): the tables both the
-//! classifier tests (`tests/real_messages.rs`) and the pod-shape replays
-//! (`tests/pod_shapes.rs`) read. Quoting rules as in `tests/real_messages.rs`.
+//! classifier tests (`tests/pure/real_messages.rs`) and the pod-shape replays
+//! (`tests/pure/pod_shapes.rs`) read. Quoting rules as in `tests/pure/real_messages.rs`.
 
 #![allow(dead_code)]
 

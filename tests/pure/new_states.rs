@@ -4,7 +4,7 @@
 //! Object shapes and messages are upstream's (the source named at each) or
 //! from public issues (the URL at each).
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::{Cause, PendingCause, Runbook, Settings};

@@ -2,14 +2,13 @@
 //! person would give them, and set aside before the refusal classifier was
 //! first run on them; none of them was used to write or tune it. Part were
 //! drawn from the collected rows before any was run (the rest of those are
-//! `tests/real_refusals.rs`), part collected afterwards from other issues. Its
+//! `tests/pure/real_refusals.rs`), part collected afterwards from other issues. Its
 //! first run, after the classifier was finished, named the right cause for
 //! 45 of 45. The test prints the accuracy per family with the misses, and
 //! holds the bar of issue 18: at least 97% overall and 90% in every family.
-//! Quoting rules as in `tests/real_messages.rs`.
+//! Quoting rules as in `tests/pure/real_messages.rs`.
 
-use std::collections::BTreeMap;
-
+use crate::held_back::Scores;
 use kube_lifecycle_exporter::diagnosis::RefusalCause;
 use kube_lifecycle_exporter::diagnosis::classify::refusal;
 
@@ -256,39 +255,16 @@ fn held_back_refusals() {
             Other,
         ),
     ];
-    // family → (right, wrong rows)
-    let mut scores: BTreeMap<&str, (usize, Vec<String>)> = BTreeMap::new();
+    let mut scores = Scores::default();
     for (source, message, expected) in rows {
-        let got = refusal(message).cause;
-        let score = scores.entry(expected.as_str()).or_default();
-        if got == *expected {
-            score.0 += 1;
-        } else {
-            score
-                .1
-                .push(format!("  {source}: expected {expected:?}, got {got:?}"));
-        }
+        scores.record(expected.as_str(), source, *expected, refusal(message).cause);
     }
-    let mut report = String::new();
-    let mut low = Vec::new();
-    let right: usize = scores.values().map(|(r, _)| r).sum();
-    for (family, (r, wrong)) in &scores {
-        let total = r + wrong.len();
-        report.push_str(&format!("{family}: {r}/{total}\n"));
-        for line in wrong {
-            report.push_str(line);
-            report.push('\n');
-        }
-        if *r * 10 < total * 9 {
-            low.push(*family);
-        }
-    }
-    println!("held back: {right}/{}\n{report}", rows.len());
-    assert!(
-        right * 100 >= rows.len() * 97 && low.is_empty(),
-        "held back: {right}/{} (families under 90%: {low:?})\n{report}",
-        rows.len()
-    );
+    scores.hold_shares(97, 90);
     // Every family of the vocabulary is represented.
-    assert_eq!(scores.len(), RefusalCause::ALL.len(), "{report}");
+    assert_eq!(
+        scores.groups(),
+        RefusalCause::ALL.len(),
+        "{}",
+        scores.report()
+    );
 }

@@ -1,6 +1,6 @@
 //! Why a pod is Terminating: every cause, from real-shaped objects.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::{Detail, TerminatingCause};

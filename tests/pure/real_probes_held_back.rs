@@ -1,7 +1,7 @@
 //! A held-back set of probe and eviction messages: collected from public
 //! issues, labelled with the answer a person would give them, and set aside
 //! before the classifiers were first run on them; none was used to write or
-//! tune them (those are `tests/real_probes.rs`). The test prints the accuracy
+//! tune them (those are `tests/pure/real_probes.rs`). The test prints the accuracy
 //! per family with the misses. The bar of issue 18 is at least 97% overall
 //! and 90% in every family, and nothing on healthy events or pods.
 //!
@@ -10,10 +10,9 @@
 //! than its status code (kubernetes/kubernetes#17487), read as an exec
 //! command's output. The prober now reads an HTML page as an HTTP answer
 //! (`http_status`); that row is therefore no longer held back.
-//! Quoting rules as in `tests/real_messages.rs`.
+//! Quoting rules as in `tests/pure/real_messages.rs`.
 
-use std::collections::BTreeMap;
-
+use crate::held_back::Scores;
 use kube_lifecycle_exporter::diagnosis::classify::{ProbeKind, eviction, probe_event, probe_kill};
 use kube_lifecycle_exporter::diagnosis::{EvictionCause, ProbeFailure};
 
@@ -198,60 +197,33 @@ const EVICTIONS: &[(&str, &str, &str, EvictionCause)] = &[
 
 #[test]
 fn held_back_probes_and_evictions() {
-    // family → (right, misses)
-    let mut scores: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
-    let mut score = |family: String, ok: bool, miss: String| {
-        let entry = scores.entry(family).or_default();
-        if ok {
-            entry.0 += 1;
-        } else {
-            entry.1.push(miss);
-        }
-    };
+    let mut scores = Scores::default();
     for (source, message, kind, failure) in PROBES {
         let got = probe_event("Unhealthy", message).map(|r| (r.probe, r.failure));
-        score(
+        let quoted = format!("{source} ({message})");
+        scores.record(
             format!("probe_failure {failure}"),
-            got == Some((*kind, *failure)),
-            format!("  {source}: got {got:?}\n    {message}"),
+            &quoted,
+            Some((*kind, *failure)),
+            got,
         );
     }
     for (source, message, kind) in KILLS {
-        let got = probe_kill("Killing", message);
-        score(
-            "probe kill".to_string(),
-            got == Some(*kind),
-            format!("  {source}: got {got:?}\n    {message}"),
+        let quoted = format!("{source} ({message})");
+        scores.record(
+            "probe kill",
+            &quoted,
+            Some(*kind),
+            probe_kill("Killing", message),
         );
     }
     for (source, reason, message, cause) in EVICTIONS {
         let got = eviction(reason, message, None).map(|e| e.cause);
-        score(
-            format!("pod_evicted {cause}"),
-            got == Some(*cause),
-            format!("  {source}: got {got:?}\n    {reason}: {message}"),
-        );
+        let quoted = format!("{source} ({reason}: {message})");
+        scores.record(format!("pod_evicted {cause}"), &quoted, Some(*cause), got);
     }
-    let total = PROBES.len() + KILLS.len() + EVICTIONS.len();
-    let right: usize = scores.values().map(|(r, _)| r).sum();
-    let mut report = String::new();
-    let mut low = Vec::new();
-    for (family, (r, wrong)) in &scores {
-        let n = r + wrong.len();
-        report.push_str(&format!("{family}: {r}/{n}\n"));
-        for line in wrong {
-            report.push_str(line);
-            report.push('\n');
-        }
-        if *r * 10 < n * 9 {
-            low.push(family.clone());
-        }
-    }
-    println!("held back: {right}/{total}\n{report}");
-    assert!(
-        right * 100 >= total * 97 && low.is_empty(),
-        "held back: {right}/{total} (families under 90%: {low:?})\n{report}"
-    );
+    assert_eq!(scores.total(), PROBES.len() + KILLS.len() + EVICTIONS.len());
+    scores.hold_shares(97, 90);
 }
 
 /// Nothing on healthy objects: the kubelet's other events, pods that failed on their own.

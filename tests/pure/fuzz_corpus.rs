@@ -3,9 +3,7 @@
 //! target: the dump loader with the diagnosis and the outputs, the watch-page
 //! decoder of every kind, and every message classifier. None may panic.
 
-#[path = "../bench/src/fuzz.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod fuzz;
+use crate::fuzz;
 
 #[test]
 fn every_corpus_input_runs_through_every_target_without_a_panic() {

@@ -5,7 +5,7 @@
 //! anomaly, the cause and the container must be the same as on the plain pod,
 //! and the finding must say when the container is an init container.
 
-mod common;
+use crate::common;
 
 use common::real_rows;
 use common::shapes::{Shape, reshape};

@@ -1,4 +1,4 @@
-mod common;
+use crate::common;
 
 // Lints the Grafana dashboards under `dashboards/` in the spirit of grafana's
 // dashboard-linter: stable uids, the `datasource` and `cluster` variables used

@@ -1,7 +1,7 @@
 //! Container-level trouble: ContainerCreating, image pulls, crash loops and
 //! config errors, judged from waiting states and the kubelet's events.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::Detail;

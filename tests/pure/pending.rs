@@ -1,7 +1,7 @@
 //! Why a pod is Pending: the scheduler's reasons, a scheduler that never acts,
 //! scheduling gates.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::{Detail, PendingCause};
@@ -221,7 +221,7 @@ fn scheduling_gates_are_reported_as_informational() {
     pod["spec"]["schedulingGates"] = json!([{"name": "example.com/quota"}]);
     pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
                                          "message": "Scheduling is blocked due to non-empty scheduling gates"}]);
-    // Held for 20 minutes: under --gated-after (tests/new_states.rs: past it).
+    // Held for 20 minutes: under --gated-after (tests/pure/new_states.rs: past it).
     let findings = diagnose_at(&[pod], "2024-06-01T11:20:00Z");
     let f = only(&findings, "gated");
     assert_eq!(f.cause.to_string(), "scheduling_gated");

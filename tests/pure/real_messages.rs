@@ -8,7 +8,7 @@
 //! space (said next to it), and newlines that are in the message itself are
 //! written as `\n`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

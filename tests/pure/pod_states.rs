@@ -10,7 +10,7 @@
 //! staging/src/k8s.io/cri-api/pkg/errors), and two no kubelet writes today (an
 //! empty one, a future one), to prove the net holds.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! Why a namespace is still Terminating, from the namespace controller's conditions.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::Detail;

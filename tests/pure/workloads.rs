@@ -1,6 +1,6 @@
 //! Workloads blocked by their pods: Recreate Deployments, StatefulSets, DaemonSets.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::Detail;

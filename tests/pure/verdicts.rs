@@ -6,7 +6,7 @@
 //! issues show them; healthy, retrying, paused and suspended workloads are the
 //! negatives.
 
-mod common;
+use crate::common;
 
 use common::*;
 use kube_lifecycle_exporter::diagnosis::{Detail, Finding};

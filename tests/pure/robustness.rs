@@ -8,7 +8,7 @@ use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use kube_lifecycle_exporter::source::dump::{self, LoadError};
 use serde_json::{Value, json};
 
-const EXAMPLE: &str = include_str!("../examples/incidents.yaml");
+const EXAMPLE: &str = include_str!("../../examples/incidents.yaml");
 
 /// Paths to every value in a JSON tree (object keys and array indexes).
 fn paths(value: &Value, prefix: Vec<PathStep>, out: &mut Vec<Vec<PathStep>>) {
@@ -92,37 +92,24 @@ fn no_mutation_of_any_field_panics() {
         Some(json!({})),
         Some(json!(true)),
     ];
-    let (mut accepted, mut rejected) = (0, 0);
-    for (index, object) in objects.iter().enumerate() {
-        let mut all = Vec::new();
-        paths(object, Vec::new(), &mut all);
-        // The mutated object among its neighbours: cluster-scoped objects and its namespace.
-        let namespace = &object["metadata"]["namespace"];
-        let neighbours: Vec<Value> = objects
-            .iter()
-            .enumerate()
-            .filter(|(i, o)| {
-                *i != index
-                    && (o["metadata"]["namespace"].is_null()
-                        || &o["metadata"]["namespace"] == namespace)
+    // The objects are shared out among the cores: this is the slowest pure test.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (accepted, rejected) = std::thread::scope(|scope| {
+        let shards: Vec<_> = (0..threads)
+            .map(|shard| {
+                let (objects, replacements) = (&objects, &replacements);
+                scope.spawn(move || {
+                    let mine = (0..objects.len()).filter(|i| i % threads == shard);
+                    mine.map(|index| mutate_one_by_one(objects, index, replacements))
+                        .fold((0, 0), |(a, r), (a2, r2)| (a + a2, r + r2))
+                })
             })
-            .map(|(_, o)| o.clone())
             .collect();
-        for path in &all {
-            for replacement in &replacements {
-                let mut variant = neighbours.clone();
-                variant.push(mutate(object, path, replacement.clone()));
-                match check(&variant) {
-                    Ok(()) => accepted += 1,
-                    Err(LoadError::BadObject { path: field, .. }) => {
-                        assert!(!field.is_empty());
-                        rejected += 1;
-                    }
-                    Err(other) => panic!("unexpected error kind for {path:?}: {other}"),
-                }
-            }
-        }
-    }
+        shards
+            .into_iter()
+            .map(|shard| shard.join().expect("a mutation panicked"))
+            .fold((0, 0), |(a, r), (a2, r2)| (a + a2, r + r2))
+    });
     // Both outcomes happen: tolerance for nulls and missing fields, errors for wrong types.
     assert!(
         accepted > 1000 && rejected > 100,
@@ -149,4 +136,44 @@ fn objects_with_no_status_no_spec_or_nothing_at_all_diagnose_cleanly() {
                "spec": {"nodeName": "n", "containers": null, "futureField": {"a": 1}}}),
     ];
     check(&bare).expect("partial objects load");
+}
+
+/// Every mutation of one object, among its neighbours: how many the loader
+/// accepted and how many it rejected naming the field.
+fn mutate_one_by_one(
+    objects: &[Value],
+    index: usize,
+    replacements: &[Option<Value>],
+) -> (usize, usize) {
+    let (mut accepted, mut rejected) = (0, 0);
+    let object = &objects[index];
+    let mut all = Vec::new();
+    paths(object, Vec::new(), &mut all);
+    // The mutated object among its neighbours: cluster-scoped objects and its namespace.
+    let namespace = &object["metadata"]["namespace"];
+    let neighbours: Vec<Value> = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| {
+            *i != index
+                && (o["metadata"]["namespace"].is_null()
+                    || &o["metadata"]["namespace"] == namespace)
+        })
+        .map(|(_, o)| o.clone())
+        .collect();
+    for path in &all {
+        for replacement in replacements {
+            let mut variant = neighbours.clone();
+            variant.push(mutate(object, path, replacement.clone()));
+            match check(&variant) {
+                Ok(()) => accepted += 1,
+                Err(LoadError::BadObject { path: field, .. }) => {
+                    assert!(!field.is_empty());
+                    rejected += 1;
+                }
+                Err(other) => panic!("unexpected error kind for {path:?}: {other}"),
+            }
+        }
+    }
+    (accepted, rejected)
 }
