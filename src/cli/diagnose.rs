@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
 use crate::diagnosis;
-use crate::model::plural::count;
+use crate::diagnosis::wording::count;
 use crate::output::{RunbookLinks, terminal};
 use crate::source::dump;
 

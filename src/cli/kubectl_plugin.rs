@@ -14,7 +14,7 @@ use kube::Client;
 use super::report::{self, Format};
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
-use crate::model::plural::count;
+use crate::diagnosis::wording::count;
 use crate::output::RunbookLinks;
 use crate::source::snapshot::{self, Progress};
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::plural::count;
+use crate::diagnosis::wording::count;
 use crate::model::{HostPort, Time};
 
 use super::{PendingCause, ProbeFailure, TerminatingCause};

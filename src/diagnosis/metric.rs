@@ -4,7 +4,7 @@
 //! encode them (`output/metrics`), the catalogue lists them.
 
 use crate::model::Kind;
-use crate::model::age::unix_seconds;
+use crate::model::unix_seconds;
 
 use super::{Anomaly, Finding};
 

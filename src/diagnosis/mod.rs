@@ -7,7 +7,8 @@
 //! them in `families/mod.rs` is what the diagnosis runs, the outputs encode
 //! and the catalogue prints. What a finding knows beyond its cause, and how
 //! that reads, is [`detail`]; [`classify`] holds the message tables the
-//! families share; [`runbook`] the alerts.
+//! families share; [`runbook`] the alerts; [`wording`] how ages and counts
+//! read in messages (the outputs print them the same way).
 
 pub mod catalogue;
 pub mod classify;
@@ -20,6 +21,7 @@ pub(crate) mod moment;
 mod placement;
 pub mod runbook;
 mod vocabulary;
+pub mod wording;
 
 use jiff::SignedDuration;
 

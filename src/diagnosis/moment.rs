@@ -11,7 +11,8 @@ use std::cell::Cell;
 
 use jiff::SignedDuration;
 
-use crate::model::{Time, age};
+use super::wording::short_age;
+use crate::model::Time;
 
 /// When the judgement is made, and when it stops holding.
 pub(crate) struct Moment {
@@ -58,7 +59,7 @@ impl Moment {
         if let Some(next) = next_text_change(since, elapsed) {
             self.remember(next);
         }
-        age::short(elapsed)
+        short_age(elapsed)
     }
 
     /// The soonest moment after `now` at which a judgement made here may
@@ -74,7 +75,7 @@ impl Moment {
     }
 }
 
-/// When `age::short` of the time since `since` next prints something else:
+/// When `short_age` of the time since `since` next prints something else:
 /// it reads whole seconds under ten minutes, minutes under a day, hours under
 /// a week and days beyond, and each of those steps divides the next.
 fn next_text_change(since: Time, elapsed: SignedDuration) -> Option<Time> {
@@ -132,9 +133,9 @@ mod tests {
                 let next = moment.next_change().unwrap();
                 assert!(next > now, "{offset}s: {next} not after {now}");
                 let before = next.checked_sub(SignedDuration::from_nanos(1)).unwrap();
-                assert_eq!(age::short(before.duration_since(since)), text, "{offset}s");
+                assert_eq!(short_age(before.duration_since(since)), text, "{offset}s");
                 assert_ne!(
-                    age::short(next.duration_since(since)),
+                    short_age(next.duration_since(since)),
                     text,
                     "{offset}s: the text at {next} should have changed"
                 );

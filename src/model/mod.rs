@@ -10,10 +10,8 @@
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
 //! - `cluster/`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
-//!   `event_store.rs` (warning events by object);
-//! - `age.rs`: durations and times as the outputs print them.
+//!   `event_store.rs` (warning events by object).
 
-pub mod age;
 mod cluster;
 mod controllers;
 mod deferred;
@@ -27,7 +25,6 @@ mod namespace;
 mod node;
 mod object;
 mod owner;
-pub mod plural;
 mod pod;
 mod pod_wire;
 mod resource_claim;
@@ -59,6 +56,7 @@ pub use pod::{
     PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
     PodStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
 };
+pub use time::unix_seconds;
 pub use uid::Uid;
 pub use workload::{
     Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,

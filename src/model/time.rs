@@ -16,6 +16,11 @@ use serde::de::{self, Visitor};
 use super::meta::Time;
 
 /// Parses a timestamp as `Time` (`jiff::Timestamp`) parses it.
+/// Unix time in seconds, with the sub-second part, as Prometheus samples carry it.
+pub fn unix_seconds(t: Time) -> f64 {
+    t.as_second() as f64 + f64::from(t.subsec_nanosecond()) / 1e9
+}
+
 pub(super) fn parse_time(text: &str) -> Result<Time, jiff::Error> {
     match utc_seconds(text.as_bytes()).and_then(|s| Time::from_second(s).ok()) {
         Some(time) => Ok(time),

@@ -3,8 +3,8 @@
 use jiff::Timestamp;
 
 use crate::diagnosis::Finding;
+use crate::diagnosis::wording::short_age;
 use crate::model::ContainerKind;
-use crate::model::age;
 
 use super::RunbookLinks;
 use super::terminal::visible;
@@ -45,7 +45,7 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
                 f.anomaly().to_string(),
                 f.cause.to_string(),
                 f.since
-                    .map_or("-".into(), |s| age::short(now.duration_since(s))),
+                    .map_or("-".into(), |s| short_age(now.duration_since(s))),
                 detail(f),
                 links.link(f.runbook()),
             ]

@@ -18,10 +18,10 @@ use std::collections::HashSet;
 
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::wording::count;
 use crate::diagnosis::{
     Anomaly, Cause, Detail, Family, Finding, Input, TerminatingCause, namespace_of, node_of,
 };
-use crate::model::plural::count;
 use crate::model::{Cluster, Deployment, Job, Kind, Pod, ReplicaSet, StatefulSet};
 
 use super::terminating::{judge, node_lost};

@@ -8,10 +8,10 @@ use crate::diagnosis::classify;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
+use crate::diagnosis::wording::count;
 use crate::diagnosis::{
     Anomaly, Cause, Detail, Family, Finding, Input, PendingCause, namespace_of,
 };
-use crate::model::plural::count;
 use crate::model::{Cluster, DaemonSet, HostPort, Kind, Pod, host_ports};
 
 vocabulary! {

@@ -193,7 +193,7 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
             NamespaceCause::PodsTerminating,
             format!(
                 "{} stuck Terminating past {}: {}{more}",
-                crate::model::plural::count(total, "pod", "pods"),
+                crate::diagnosis::wording::count(total, "pod", "pods"),
                 if total == 1 {
                     "its deadline"
                 } else {

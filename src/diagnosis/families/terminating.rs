@@ -27,7 +27,7 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
     Anomaly, Cause, Detail, Family, Finding, Input, Owner, namespace_of, node_of,
 };
-use crate::model::age::unix_seconds;
+use crate::model::unix_seconds;
 
 vocabulary! {
     /// Why a pod is still Terminating (anomaly `pod_terminating`).

@@ -20,8 +20,8 @@ pub(crate) use runbooks::{Evidence, runbook, runbook_index};
 use summary::summary;
 
 use super::{FindingFilter, Paging, RunbookLinks};
+use crate::diagnosis::wording::short_age;
 use crate::diagnosis::{Anomaly, Finding};
-use crate::model::age;
 use crate::model::{ContainerKind, Kind};
 
 /// Escapes text for HTML element content and attribute values.
@@ -174,7 +174,7 @@ fn object_name(f: &Finding) -> String {
 
 fn finding_age(f: &Finding, now: Timestamp) -> String {
     f.since
-        .map_or("-".to_string(), |s| age::short(now.duration_since(s)))
+        .map_or("-".to_string(), |s| short_age(now.duration_since(s)))
 }
 
 /// Rows of findings: object, cause, age, message, runbook.

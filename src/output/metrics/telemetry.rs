@@ -21,7 +21,7 @@ use prometheus_client::registry::Registry;
 
 use crate::diagnosis::{EvictionCause, TerminatingCause};
 use crate::model::Kind;
-use crate::model::age::unix_seconds;
+use crate::model::unix_seconds;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResourceLabel {

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::io::{BufReader, Read};
 use std::rc::Rc;
 
-use crate::model::plural::count;
+use crate::diagnosis::wording::count;
 use crate::model::{Cluster, Kind, Object};
 
 pub use error::{ItemIndex, LineOf, LoadError};
