@@ -8,6 +8,7 @@ FROM docker.io/library/rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src/ src/
+COPY core/ core/
 COPY docs/runbooks/ docs/runbooks/
 # The /runbooks index reads each alert's severity and summary from the rule pack.
 COPY alerts/kube-lifecycle.rules.yaml alerts/kube-lifecycle.rules.yaml

@@ -80,3 +80,28 @@ pub(crate) fn check(relative_path: &str, name: &str, generated: &str) {
         "{relative_path}: block `{name}` is out of date with the code; run `cargo xtask generate` and review the diff"
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/causes.md carries the vocabulary tables exactly as the catalogue has them.
+    #[test]
+    fn docs_list_the_whole_vocabulary() {
+        check(
+            "docs/causes.md",
+            "vocabulary",
+            &Catalogue::new().causes_markdown(),
+        );
+    }
+
+    /// docs/metrics.md carries every family generated from findings.
+    #[test]
+    fn docs_list_every_family() {
+        check(
+            "docs/metrics.md",
+            "catalogue",
+            &Catalogue::new().metrics_markdown(),
+        );
+    }
+}

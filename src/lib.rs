@@ -6,11 +6,12 @@
 
 #![warn(unreachable_pub)]
 
+// The pure core, its own crate so that the compiler keeps it pure; here under
+// the names the rest of the exporter has always used.
+pub use kube_lifecycle_core::{codec, diagnosis, model};
+
 pub mod cli;
-pub mod codec;
-pub mod diagnosis;
 pub mod doc_blocks;
-pub mod model;
 pub mod output;
 mod server;
 pub mod source;

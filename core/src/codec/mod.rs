@@ -80,10 +80,7 @@ pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error
 /// Decodes the value of one key of the object `text` holds, passing over the
 /// entries before it and reading nothing after it: the rest of `text` is not
 /// checked. `None` when the object has no such key.
-pub(crate) fn field<'de, T: de::Deserialize<'de>>(
-    text: &'de str,
-    key: &str,
-) -> Result<Option<T>, Error> {
+pub fn field<'de, T: de::Deserialize<'de>>(text: &'de str, key: &str) -> Result<Option<T>, Error> {
     let mut de = Deserializer::new(text);
     if de.peek_value()? != b'{' {
         return Err(de.error("expected an object"));

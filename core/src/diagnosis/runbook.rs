@@ -39,7 +39,7 @@ macro_rules! runbooks {
             pub fn markdown(self) -> &'static str {
                 match self {
                     $(Runbook::$variant => include_str!(concat!(
-                        env!("CARGO_MANIFEST_DIR"), "/docs/runbooks/", $alert, ".md"
+                        env!("CARGO_MANIFEST_DIR"), "/../docs/runbooks/", $alert, ".md"
                     )),)+
                 }
             }
@@ -160,7 +160,7 @@ impl Runbook {
 
     /// The alert a finding with this cause raises (after its `for:`), which is also
     /// where its runbook is: declared with the cause's vocabulary.
-    pub(crate) fn for_cause(cause: Cause) -> Runbook {
+    pub fn for_cause(cause: Cause) -> Runbook {
         cause.runbook()
     }
 }
@@ -185,7 +185,7 @@ impl Runbook {
     /// runbook it is, and for the alerts that count objects (a lost node, a
     /// failing registry) the causes their rule counts. The one map from an
     /// alert to its evidence; empty for the exporter's own.
-    pub(crate) fn covers(self) -> Vec<Cause> {
+    pub fn covers(self) -> Vec<Cause> {
         let counted = self.counted_tags();
         Cause::all()
             .filter(|c| c.runbook() == self || c.tags().iter().any(|t| counted.contains(t)))

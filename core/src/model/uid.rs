@@ -30,7 +30,7 @@ impl Uid {
     }
 
     /// The UUID as one number, when it is one.
-    pub(crate) fn as_u128(&self) -> Option<u128> {
+    pub fn as_u128(&self) -> Option<u128> {
         match self {
             Uid::Uuid(bytes) => Some(u128::from_be_bytes(*bytes)),
             Uid::Text(_) => None,

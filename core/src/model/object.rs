@@ -93,14 +93,14 @@ pub trait Slim: DeserializeOwned + Clone + Debug + Send + Sync + 'static {
 }
 
 /// Something to do with the type of a kind chosen at run time ([`Kind::visit`]).
-pub(crate) trait KindVisitor {
+pub trait KindVisitor {
     type Output;
     fn visit<T: Slim>(self) -> Self::Output;
 }
 
 impl Kind {
     /// Calls `visitor` with the type this kind decodes into.
-    pub(crate) fn visit<V: KindVisitor>(self, visitor: V) -> V::Output {
+    pub fn visit<V: KindVisitor>(self, visitor: V) -> V::Output {
         match self {
             Kind::Pod => visitor.visit::<Pod>(),
             Kind::Node => visitor.visit::<Node>(),

@@ -61,7 +61,7 @@ impl Identity {
     }
 
     /// The label values for a finding.
-    pub(crate) fn values(self, f: &Finding) -> Vec<String> {
+    pub fn values(self, f: &Finding) -> Vec<String> {
         match self {
             Identity::Namespace => vec![f.name.clone()],
             Identity::Pod => {
@@ -124,7 +124,7 @@ pub enum Fold {
 }
 
 impl Fold {
-    pub(crate) fn combine(self, held: f64, new: f64) -> f64 {
+    pub fn combine(self, held: f64, new: f64) -> f64 {
         match self {
             Fold::Earliest => held.min(new),
             Fold::Sum => held + new,
@@ -191,7 +191,7 @@ pub fn family_anomalies() -> impl Iterator<Item = (&'static str, Anomaly)> {
 }
 
 /// A label value from an optional text: empty when there is none.
-pub(crate) fn text(s: &Option<String>) -> String {
+pub fn text(s: &Option<String>) -> String {
     s.clone().unwrap_or_default()
 }
 

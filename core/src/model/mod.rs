@@ -41,14 +41,14 @@ pub use controllers::{
 };
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use kind::Kind;
-pub(crate) use meta::nullable;
+pub use meta::nullable;
 pub use meta::{
     Condition, ConditionStatus, Labels, List, Meta, NotKept, ObjectKey, OwnerReference, Time,
 };
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, Taint};
-pub(crate) use object::KindVisitor;
+pub use object::KindVisitor;
 pub use object::{Object, Slim};
 pub(crate) use pod::host_ports;
 pub use pod::{

@@ -135,7 +135,7 @@ const CLOUD_SHUTDOWN: &str = "node.cloudprovider.kubernetes.io/shutdown";
 
 /// Why a pod with a deletionTimestamp still exists at `now`, for observers
 /// that need the cause without a finding (the watch's durations).
-pub(crate) fn terminating_cause(cluster: &Cluster, pod: &Pod, now: Time) -> TerminatingCause {
+pub fn terminating_cause(cluster: &Cluster, pod: &Pod, now: Time) -> TerminatingCause {
     judge(cluster, pod, &Moment::at(now)).cause
 }
 

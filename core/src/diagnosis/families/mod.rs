@@ -36,8 +36,8 @@ pub use terminating::TerminatingCause;
 pub use unexplained::StuckCause;
 pub use workloads::VerdictCause;
 
-pub(crate) use evicted::eviction_cause;
-pub(crate) use terminating::terminating_cause;
+pub use evicted::eviction_cause;
+pub use terminating::terminating_cause;
 
 use super::family::Family;
 use super::vocabulary::anomalies;

@@ -103,11 +103,11 @@ impl Kind {
     }
 
     /// Served only by newer API servers: watched where they are served.
-    pub(crate) const fn is_optional(self) -> bool {
+    pub const fn is_optional(self) -> bool {
         matches!(self, Kind::ResourceClaim)
     }
 
-    pub(crate) const fn is_namespaced(self) -> bool {
+    pub const fn is_namespaced(self) -> bool {
         matches!(self.about().scope, Scope::Namespaced)
     }
 
@@ -123,7 +123,7 @@ impl Kind {
     /// The kinds in the order the sources list and watch them: cluster-scoped
     /// first (sharding and the namespaced watches read the namespaces), then
     /// the namespaced ones.
-    pub(crate) fn watch_order() -> impl Iterator<Item = Kind> + Clone {
+    pub fn watch_order() -> impl Iterator<Item = Kind> + Clone {
         let cluster = Kind::ALL.into_iter().filter(|k| !k.is_namespaced());
         cluster.chain(Kind::ALL.into_iter().filter(|k| k.is_namespaced()))
     }

@@ -75,7 +75,7 @@ impl EventStore {
     }
 
     /// Every event held, by subject.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     pub(super) fn all(&self) -> impl Iterator<Item = &Event> {
         self.by_subject.values().flatten()
     }

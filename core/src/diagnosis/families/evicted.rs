@@ -113,7 +113,7 @@ pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
 
 /// The cause of a pod's eviction, for observers of the watch (the eviction
 /// counter), or `None` when the pod shows none.
-pub(crate) fn eviction_cause(pod: &Pod) -> Option<EvictionCause> {
+pub fn eviction_cause(pod: &Pod) -> Option<EvictionCause> {
     if !pod.may_be_evicted() && !disrupted(pod) {
         return None;
     }

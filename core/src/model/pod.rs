@@ -401,7 +401,7 @@ impl Pod {
     /// When deletion was requested: the deadline minus the grace period.
     /// A later delete with a shorter grace period moves both, so this is the time
     /// of the request that set the current deadline.
-    pub(crate) fn deletion_requested(&self) -> Option<Time> {
+    pub fn deletion_requested(&self) -> Option<Time> {
         let deadline = self.metadata.deletion_timestamp?;
         let grace = self
             .metadata
@@ -469,7 +469,7 @@ impl Pod {
     }
 
     /// When the scheduler bound the pod, if it says so.
-    pub(crate) fn scheduled_at(&self) -> Option<Time> {
+    pub fn scheduled_at(&self) -> Option<Time> {
         self.status
             .conditions
             .pod_scheduled

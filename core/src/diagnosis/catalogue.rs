@@ -290,26 +290,6 @@ impl Default for Catalogue {
 mod tests {
     use super::*;
 
-    /// docs/causes.md carries the vocabulary tables exactly as the catalogue has them.
-    #[test]
-    fn docs_list_the_whole_vocabulary() {
-        crate::doc_blocks::check(
-            "docs/causes.md",
-            "vocabulary",
-            &Catalogue::new().causes_markdown(),
-        );
-    }
-
-    /// docs/metrics.md carries every family generated from findings.
-    #[test]
-    fn docs_list_every_family() {
-        crate::doc_blocks::check(
-            "docs/metrics.md",
-            "catalogue",
-            &Catalogue::new().metrics_markdown(),
-        );
-    }
-
     #[test]
     fn every_cause_is_listed_once_with_its_alert_and_every_alert_names_its_causes() {
         let catalogue = Catalogue::new();

@@ -204,7 +204,7 @@ impl Cluster {
 
     /// Like [`Cluster::reset`], but only for the objects of `kind` in one
     /// namespace (a relist of a namespaced watch); other namespaces are kept.
-    pub(crate) fn reset_namespace(
+    pub fn reset_namespace(
         &mut self,
         kind: Kind,
         namespace: &str,
@@ -247,8 +247,8 @@ impl Cluster {
     }
 
     /// A copy of every object held (the tests replay them).
-    #[cfg(test)]
-    pub(crate) fn objects(&self) -> Vec<Object> {
+    #[cfg(any(test, feature = "testing"))]
+    pub fn objects(&self) -> Vec<Object> {
         fn boxed<T: Clone>(
             m: &BTreeMap<ObjectKey, Box<T>>,
             object: fn(T) -> Object,
@@ -300,13 +300,13 @@ impl Cluster {
 
     /// Forgets warning events last seen before `cutoff` (the live watcher bounds
     /// their age with this; a file is diagnosed with all it holds).
-    pub(crate) fn prune_events(&mut self, cutoff: Time) {
+    pub fn prune_events(&mut self, cutoff: Time) {
         self.events.prune(cutoff);
     }
 
     /// Records that `kind` was listed even if no object of it exists, so that
     /// absence means "none" rather than "not looked at".
-    pub(crate) fn mark_listed(&mut self, kind: Kind) {
+    pub fn mark_listed(&mut self, kind: Kind) {
         self.listed.insert(kind);
     }
 

@@ -17,7 +17,7 @@ use super::uid::Uid;
 pub type Time = jiff::Timestamp;
 
 /// Deserializes `null` like a missing field: into the type's default.
-pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
