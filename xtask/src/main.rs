@@ -10,7 +10,8 @@
 //!    of `deploy/`;
 //! 4. helm: the chart's copies of the rule pack and the dashboards, and its
 //!    appVersion (the crate version);
-//! 5. docs: the generated blocks of the documentation (`doc_blocks`).
+//! 5. docs: the generated blocks of the documentation (`doc_blocks`), and the
+//!    README's list of every source file (`layout`).
 //!
 //! Nothing is written until every stage has run. `--check` writes nothing and
 //! fails naming every file that differs. Both check that every generated YAML
@@ -22,6 +23,7 @@ mod deploy;
 #[allow(dead_code)]
 #[path = "../../tests/deploy/kustomize.rs"]
 mod kustomize;
+mod layout;
 mod mixin;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -244,8 +246,13 @@ fn generate(root: &Path) -> Result<Outputs> {
                 })?;
             outputs.edited(block.path, updated);
         }
-        // A marked block the code does not generate would never be updated.
-        let known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
+        let readme = outputs.read("README.md")?;
+        let listed = doc_blocks::replace(&readme, "layout", &layout::source_files(root)?)
+            .context("README.md has no block `layout` (add the BEGIN/END GENERATED markers)")?;
+        outputs.edited("README.md", listed);
+        // A marked block nothing generates would never be updated.
+        let mut known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
+        known.insert(("README.md", "layout"));
         for path in markdown_files(root)? {
             let text = outputs.read(&path)?;
             for marker in text.split("<!-- BEGIN GENERATED: ").skip(1) {
@@ -261,7 +268,7 @@ fn generate(root: &Path) -> Result<Outputs> {
         Ok((
             (),
             format!(
-                "{} blocks of {}",
+                "{} blocks of {}, the layout of README.md",
                 blocks.len(),
                 documents.into_iter().collect::<Vec<_>>().join(", ")
             ),
