@@ -322,7 +322,18 @@ async fn run<T: Slim>(
                 state.contact(T::KIND, &scope, false);
                 state.delete(w.into_object())
             }
-            Err(err) => report(&state, T::KIND, &scope, &err),
+            Err(err) => {
+                // A list cut off starts again from its first page after the
+                // backoff: it is not under way meanwhile, so the findings are
+                // kept current through the outage (a threshold crossed shows).
+                if matches!(
+                    err,
+                    watcher::Error::InitialListFailed(_) | watcher::Error::NoResourceVersion
+                ) {
+                    listing = None;
+                }
+                report(&state, T::KIND, &scope, &err)
+            }
         }
     }
 }
@@ -539,5 +550,71 @@ mod tests {
             "verbs": ["list", "watch"]}]))))
         .await;
         assert!(unserved_kinds(&with).await.is_empty());
+    }
+
+    /// A list cut off by an error is not under way while the watch backs off
+    /// before listing again: the kept findings go on being judged meanwhile.
+    #[tokio::test]
+    async fn a_list_cut_off_is_not_under_way_during_the_backoff() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let second_pages = Arc::new(AtomicUsize::new(0));
+        let counted = second_pages.clone();
+        // Every list's first page names one pod and asks for more; every
+        // second page fails.
+        let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+            let counted = counted.clone();
+            async move {
+                use axum::response::IntoResponse;
+                if uri.query().unwrap_or_default().contains("continue=") {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    return axum::http::StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                }
+                axum::Json(serde_json::json!({"kind": "PodList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": "next"},
+                    "items": [{"metadata": {"name": "p", "namespace": "a", "uid": "u"}}]}))
+                .into_response()
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = Client::try_from(kube::Config::new(
+            format!("http://{address}").parse().unwrap(),
+        ))
+        .unwrap();
+        let state = Arc::new(LiveState::new(
+            crate::diagnosis::Settings::default(),
+            [(Kind::Pod, None)],
+        ));
+        let params = list_watch::Params {
+            field_selector: None,
+            timeout: None,
+            page_size: 1,
+            relist_every: None,
+        };
+        let watch = tokio::spawn(run(
+            api::<crate::model::Pod>(client, None),
+            params,
+            state.clone(),
+            None,
+            None,
+        ));
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while second_pages.load(Ordering::SeqCst) == 0 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no second page asked for"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        // The backoff before the next list is at least several hundred
+        // milliseconds: the list must be seen as over within it.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(
+            state.lists_under_way(),
+            0,
+            "a list cut off still counts as under way"
+        );
+        watch.abort();
     }
 }

@@ -128,6 +128,13 @@ impl LiveState {
             .unwrap_or_else(|_| Timestamp::now())
     }
 
+    /// How many lists are under way now.
+    #[cfg(test)]
+    pub(crate) fn lists_under_way(&self) -> usize {
+        self.lists_under_way
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Every watch has listed, and no list is under way.
     fn settled(&self) -> bool {
         self.lists_under_way
