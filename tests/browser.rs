@@ -349,6 +349,9 @@ fn a_pod_name_with_markup_and_a_bidi_override_renders_as_text() {
         let url = format!("{}{path}", exporter.base);
         browser.viewport(375, 800, true);
         browser.open(&url);
+        // Why a fixed pause: the claim is that nothing injected runs, so there
+        // is nothing to wait for; this gives a timer or handler a planted
+        // script would set up the time to fire before the checks.
         std::thread::sleep(Duration::from_millis(200));
         assert_eq!(
             browser.eval("document.querySelectorAll('img, script').length"),

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::alerting::{
-    Received, alertmanager, alertmanager_config, shortened_rules, start_receiver,
+    Received, alertmanager, alertmanager_config, shortened_rules, start_receiver, wait_settled,
 };
 use common::daemons::{prometheus_query, wait_until};
 use common::exporter::{Exporter, example_objects};
@@ -305,8 +305,17 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         },
     )
     .await;
-    // Let a few more evaluations and notifications pass before judging silence.
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    // Judge silence only once nothing more is on its way: no alert pending,
+    // every firing one notified or suppressed.
+    wait_settled(
+        &http,
+        Some(&prom),
+        &format!("http://127.0.0.1:{am_port}"),
+        &received,
+        Duration::from_secs(120),
+        &diagnostics,
+    )
+    .await;
     {
         let got = delivered(&received);
         for (route, alert) in got.iter() {

@@ -44,6 +44,17 @@ const LISTS: [(&str, &str, &str); 11] = [
     ),
 ];
 
+/// The plural of each watched resource, as the self-metrics label it.
+fn resources() -> Vec<&'static str> {
+    LISTS
+        .iter()
+        .map(|(path, _, _)| {
+            let path = path.split('?').next().unwrap();
+            path.rsplit('/').next().unwrap()
+        })
+        .collect()
+}
+
 struct Scenario {
     server: FakeApiServer,
     exporter: Exporter,
@@ -179,6 +190,33 @@ impl Scenario {
         }
     }
 
+    /// Polls `check` every 250 ms until it holds; fails after [`BOUND`] naming
+    /// `what`, with the exporter's logs.
+    async fn wait_for(&self, what: &str, check: impl AsyncFn(&Scenario) -> bool) {
+        let start = Instant::now();
+        while !check(self).await {
+            assert!(
+                start.elapsed() < BOUND,
+                "timed out after {BOUND:?} waiting for {what}\nlogs:\n{}",
+                self.exporter.logs().join("\n")
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Waits until the fake API server has answered a watch of `plural` among
+    /// the requests since the last `clear_requests`.
+    async fn wait_for_watch_request(&self, plural: &str) {
+        let path = format!("/{plural}");
+        self.wait_for(&format!("a new watch of {plural}"), async |s| {
+            s.server
+                .requests()
+                .iter()
+                .any(|r| r.watch && r.status == 200 && r.path.ends_with(&path))
+        })
+        .await;
+    }
+
     /// Changes made while a fault holds: one stuck pod heals (deleted), one
     /// healthy pod gets stuck, one new incident appears.
     fn change_the_cluster(&self, tag: &str) {
@@ -235,14 +273,46 @@ fn config_error_pod(name: &str) -> Value {
                 "message": "configmap \"app-settings\" not found"}}}]}})
 }
 
+/// Failed attempts per watch that make an outage long: the first error and
+/// then retries 0.8 s, 1.6 s and 3.2 s apart (kube-runtime's default backoff,
+/// jittered), so the backoff has grown to 6.4 s when the server comes back.
+const OUTAGE_ERRORS: f64 = 4.0;
+
 #[tokio::test(flavor = "multi_thread")]
-async fn api_server_down_for_30s_then_back() {
+async fn api_server_down_through_several_retries_then_back() {
     let mut s = Scenario::start(&[]).await;
     s.exporter.wait_ready().await;
     s.converges("before the outage").await;
+    let errors = async |s: &Scenario| {
+        let metrics = s.exporter.metrics().await;
+        resources()
+            .into_iter()
+            .map(|resource| {
+                samples(
+                    &metrics,
+                    "kube_lifecycle_watch_errors_total",
+                    &[("resource", resource)],
+                )
+                .iter()
+                .sum::<f64>()
+            })
+            .collect::<Vec<f64>>()
+    };
+    let before = errors(&s).await;
     s.server.pause().await;
     s.change_the_cluster("outage");
-    tokio::time::sleep(Duration::from_secs(30)).await;
+    // The outage lasts until every watch has failed OUTAGE_ERRORS times, its
+    // backoff grown, rather than for a fixed time.
+    s.wait_for(
+        &format!("every watch to fail {OUTAGE_ERRORS} times while the API server is down"),
+        async |s| {
+            let now = errors(s).await;
+            now.iter()
+                .zip(&before)
+                .all(|(now, before)| now - before >= OUTAGE_ERRORS)
+        },
+    )
+    .await;
     assert!(s.exporter.is_running());
     s.server.resume().await;
     s.converges("after the outage").await;
@@ -293,10 +363,18 @@ async fn a_watch_that_hangs_without_a_byte_is_given_up_and_reopened() {
     let mut s = Scenario::start(&[]).await;
     s.exporter.wait_ready().await;
     s.server.set_fault("pods", Fault::HangWatch);
+    s.server.clear_requests();
     s.server.cut_watches_for("pods");
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The pods watch is reopened, and hangs, before the cluster changes.
+    s.wait_for_watch_request("pods").await;
     s.change_the_cluster("hang");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (_, findings) = s.exporter.get("/findings").await;
+    assert!(
+        !findings.contains("stuck-hang"),
+        "the hanging watch said nothing: {findings}"
+    );
+    // Clearing the fault does not end the hanging watch: only giving it up
+    // (--watch-timeout + 5 s of silence) lets the exporter see the change.
     s.server.clear_faults();
     s.converges("after the hanging watch").await;
 }
@@ -528,9 +606,14 @@ async fn api_server_restarted_on_an_empty_store() {
     s.server.pause().await;
     s.server.reset_store();
     refill_all_but(&s.server, &["cam1-78b6fc6bc8-cjsw5", "zookeeper-0"]);
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let (_, page) = s.exporter.get("/").await;
-    assert!(page.contains("retrying since"), "{page}");
+    s.wait_for(
+        "every watch to have lost the API server, and the page to say so",
+        async |s| {
+            logged(s, "WARN", "lost the API server").len() == LISTS.len()
+                && s.exporter.get("/").await.1.contains("retrying since")
+        },
+    )
+    .await;
     let (status, _) = s.exporter.get("/readyz").await;
     assert_eq!(status, 200, "the last known state is still served");
     s.server.resume().await;
@@ -648,11 +731,12 @@ async fn a_server_without_history_that_starts_over_is_found_by_its_versions() {
     s.exporter.wait_ready().await;
     s.converges("before").await;
     s.server.set_fault("pods", Fault::NoHistory);
+    s.server.clear_requests();
     s.server.reset_store();
     let gone = ["cam1-78b6fc6bc8-cjsw5", "zookeeper-0"];
     refill_all_but(&s.server, &gone);
-    // The watches resume (from now, on this server) before anything changes.
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // The pods watch resumes (from now, on this server) before anything changes.
+    s.wait_for_watch_request("pods").await;
     let mut touched = example_objects()
         .into_iter()
         .find(|o| o["kind"] == "Pod" && !gone.contains(&o["metadata"]["name"].as_str().unwrap()))

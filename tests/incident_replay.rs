@@ -31,7 +31,7 @@ use axum::routing::get;
 use common::alerting::{
     Notification, alertmanager, alertmanager_config, shortened_rules, start_receiver,
 };
-use common::daemons::wait_until;
+use common::daemons::{prometheus_query, wait_until, wait_until_async};
 use common::exporter::Exporter;
 use serde_json::{Value, json};
 
@@ -85,6 +85,42 @@ impl Proxy {
     fn point_at(&self, upstream: Option<&str>) {
         *self.upstream.lock().unwrap() = upstream.map(String::from);
     }
+}
+
+/// Whether Prometheus' last scrape of each of `clusters` has `up` equal to `up`.
+async fn scraped(http: &reqwest::Client, prometheus: &str, clusters: &[&str], up: f64) -> bool {
+    let answer = prometheus_query(http, prometheus, "up").await;
+    let series = answer["data"]["result"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    clusters.iter().all(|cluster| {
+        series.iter().any(|s| {
+            s["metric"]["cluster"] == *cluster
+                && s["value"][1].as_str().and_then(|v| v.parse().ok()) == Some(up)
+        })
+    })
+}
+
+/// Whether Prometheus keeps an alert of one of `clusters` firing only by its
+/// `keep_firing_for`, its expression not having held since.
+async fn kept_firing(http: &reqwest::Client, prometheus: &str, clusters: &[&str]) -> bool {
+    let alerts: Value = http
+        .get(format!("{prometheus}/api/v1/alerts"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    alerts["data"]["alerts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|a| {
+            clusters.iter().any(|c| a["labels"]["cluster"] == *c)
+                && a.get("keepFiringSince").is_some_and(|v| !v.is_null())
+        })
 }
 
 // ------------------------------------------------------------------------ the cluster
@@ -1180,7 +1216,7 @@ async fn incidents_page_once_and_never_flap() {
         rules = dir.path().join("rules.yaml").display(),
         mixin = dir.path().join("mixin.yaml").display(),
     );
-    let (prometheus, _prom) = common::daemons::prometheus(dir.path(), &config);
+    let (prometheus, prom) = common::daemons::prometheus(dir.path(), &config);
 
     let of = |cluster: &str, severity: &str| -> Vec<Notification> {
         received
@@ -1221,31 +1257,61 @@ async fn incidents_page_once_and_never_flap() {
         .filter(|(_, i, _)| i.disturbed)
         .map(|(cluster, _, _)| cluster.as_str())
         .collect();
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let up_is = async |up: f64, what: &str| {
+        wait_until_async(what, Duration::from_secs(30), report, async || {
+            scraped(&http, &prom, &disturbed, up).await.then_some(())
+        })
+        .await
+    };
     for cluster in &disturbed {
         running[cluster].proxy.point_at(None);
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    up_is(0.0, "a failed scrape of each disturbed exporter").await;
     for cluster in &disturbed {
         let r = running.get_mut(cluster).unwrap();
         r.proxy
             .point_at(r.exporter.as_ref().map(|e| e.base.as_str()));
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    up_is(1.0, "each disturbed exporter scraped again").await;
+    // The two gaps stay apart: the rules see the exporters back in between.
+    wait_until_async(
+        "the rules to see the disturbed exporters again (nothing only kept firing)",
+        Duration::from_secs(30),
+        report,
+        async || (!kept_firing(&http, &prom, &disturbed).await).then_some(()),
+    )
+    .await;
     for cluster in &disturbed {
         let r = running.get_mut(cluster).unwrap();
         r.proxy.point_at(None);
         r.exporter.take().unwrap().terminate();
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    up_is(0.0, "a failed scrape of each stopped exporter").await;
     for cluster in &disturbed {
         let r = running.get_mut(cluster).unwrap();
         let exporter = start_exporter(&r.dump);
         r.proxy.point_at(Some(&exporter.base));
         r.exporter = Some(exporter);
     }
+    up_is(1.0, "each restarted exporter scraped").await;
 
-    // 3. Let every `for` and a few group intervals pass, then count.
-    tokio::time::sleep(Duration::from_secs(20)).await;
+    // 3. Count once nothing more is on its way: every `for` run out (no
+    // alert pending), no alert only kept firing through the gap, and
+    // everything that fires notified or suppressed. A flap would show as a
+    // resolved notification or a pending alert that fires again.
+    common::alerting::wait_settled(
+        &http,
+        Some(&prom),
+        &format!("http://127.0.0.1:{am_port}"),
+        &received,
+        Duration::from_secs(120),
+        report,
+    )
+    .await;
     let mut problems = Vec::new();
     for (cluster, incident, _) in &runs {
         let cluster = cluster.as_str();
@@ -1524,7 +1590,7 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
     let (pages, tickets) = (ours_only(true), ours_only(false));
     // Then everything, twice, as Prometheus resends: inhibition must hold on the
     // second too.
-    for batch in [&pages, &tickets, &body, &body] {
+    for (i, batch) in [&pages, &tickets, &body, &body].into_iter().enumerate() {
         let response = http
             .post(format!("http://127.0.0.1:{am_port}/api/v2/alerts"))
             .json(batch)
@@ -1536,7 +1602,14 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             "{:?}",
             response.text().await
         );
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        // Why a pause: the order of arrival is the scenario (pages before
+        // tickets before the rest), and Alertmanager shows no sign of its
+        // inhibitor having taken in a source until a target arrives. A second
+        // stands for Prometheus' evaluation interval between them. The resends
+        // need no order.
+        if i < 2 {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
     let delivered = |labels: &Value| {
         received
@@ -1559,7 +1632,17 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
         },
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // Judge silence once every alert Alertmanager holds is either suppressed
+    // or notified, and no notification is in flight.
+    common::alerting::wait_settled(
+        &http,
+        None,
+        &format!("http://127.0.0.1:{am_port}"),
+        &received,
+        Duration::from_secs(60),
+        || alertmanager.log(),
+    )
+    .await;
     for (labels, shown) in &alerts {
         if !shown {
             assert!(!delivered(labels), "inhibited, yet delivered: {labels}");

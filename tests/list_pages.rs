@@ -171,6 +171,10 @@ async fn a_list_no_longer_wanted_is_read_no_further() {
     let mut events = pods(&server, 5).await;
     first_page(&mut events).await;
     drop(events);
+    // Why fixed pauses: the claim is that nothing happens after the drop, and
+    // nothing in the dropped pipeline can be waited on. The first lets the
+    // pages already asked for be answered; the second is the window in which
+    // no more may be asked for.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let read = list_requests(&server).len();
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -543,8 +543,20 @@ async fn forbidden_events_leave_everything_else_working_and_are_reported() {
     assert_eq!(status, 503);
     assert!(body.contains("not synced: events"), "{body}");
     assert!(body.contains("forbidden"), "{body}");
-    // Logged once, however often the watch retries.
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    // Logged once, however often the watch retries: wait for two retries
+    // after the first denial.
+    exporter
+        .wait_for_metrics("the events watch denied three times", |m| {
+            samples(
+                m,
+                "kube_lifecycle_watch_errors_total",
+                &[("resource", "events"), ("reason", "forbidden")],
+            )
+            .iter()
+            .sum::<f64>()
+                >= 3.0
+        })
+        .await;
     let denials = exporter
         .logs()
         .iter()

@@ -7,12 +7,15 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use std::time::{Duration, Instant};
+
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
 use serde_json::Value;
 
 use super::daemons::{Daemon, free_port};
+use super::exporter::samples;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -138,4 +141,114 @@ pub fn alertmanager(dir: &Path, config: &str) -> (Daemon, u16) {
         dir,
     );
     (daemon, port)
+}
+
+/// Why the alerting pipeline has not settled yet, or `None` once it has: no
+/// alert of Prometheus (`prometheus`, a base URL) is pending or only kept
+/// firing by `keep_firing_for`, Alertmanager (`alertmanager`, a base URL)
+/// holds every firing one, every alert Alertmanager holds is suppressed or
+/// has reached the receiver, and no notification is in flight. From then on
+/// nothing more is sent unless an alert changes state.
+pub async fn unsettled(
+    http: &reqwest::Client,
+    prometheus: Option<&str>,
+    alertmanager: &str,
+    received: &Received,
+) -> Option<String> {
+    async fn get(http: &reqwest::Client, url: &str) -> Result<reqwest::Response, String> {
+        http.get(url)
+            .send()
+            .await
+            .and_then(|r| r.error_for_status())
+            .map_err(|e| format!("GET {url}: {e}"))
+    }
+    async fn json(http: &reqwest::Client, url: &str) -> Result<Value, String> {
+        get(http, url)
+            .await?
+            .json()
+            .await
+            .map_err(|e| format!("GET {url}: {e}"))
+    }
+    async fn check(
+        http: &reqwest::Client,
+        prometheus: Option<&str>,
+        alertmanager: &str,
+        received: &Received,
+    ) -> Result<Option<String>, String> {
+        let held = json(http, &format!("{alertmanager}/api/v2/alerts")).await?;
+        let held = held.as_array().cloned().unwrap_or_default();
+        if let Some(prometheus) = prometheus {
+            let alerts = json(http, &format!("{prometheus}/api/v1/alerts")).await?;
+            for alert in alerts["data"]["alerts"].as_array().into_iter().flatten() {
+                if alert["state"] != "firing" {
+                    return Ok(Some(format!(
+                        "Prometheus has a {} alert: {alert}",
+                        alert["state"]
+                    )));
+                }
+                if alert.get("keepFiringSince").is_some_and(|v| !v.is_null()) {
+                    return Ok(Some(format!("Prometheus keeps an alert firing: {alert}")));
+                }
+                if !held.iter().any(|a| a["labels"] == alert["labels"]) {
+                    return Ok(Some(format!("Alertmanager lacks the firing {alert}")));
+                }
+            }
+        }
+        let notifications = received.lock().unwrap().clone();
+        let delivered = |labels: &Value| {
+            notifications
+                .iter()
+                .flat_map(|n| &n.alerts)
+                .any(|a| &a["labels"] == labels && a["status"] == "firing")
+        };
+        for alert in &held {
+            let state = &alert["status"]["state"];
+            if state == "unprocessed" || (state == "active" && !delivered(&alert["labels"])) {
+                return Ok(Some(format!("Alertmanager has not notified {alert}")));
+            }
+        }
+        let metrics = get(http, &format!("{alertmanager}/metrics"))
+            .await?
+            .text()
+            .await
+            .map_err(|e| e.to_string())?;
+        let sent: f64 = samples(
+            &metrics,
+            "alertmanager_notification_requests_total",
+            &[("integration", "webhook")],
+        )
+        .iter()
+        .sum();
+        if sent != notifications.len() as f64 {
+            return Ok(Some(format!(
+                "Alertmanager made {sent} webhook requests, the receiver has {}",
+                notifications.len()
+            )));
+        }
+        Ok(None)
+    }
+    check(http, prometheus, alertmanager, received)
+        .await
+        .unwrap_or_else(Some)
+}
+
+/// Waits until [`unsettled`] says nothing, or fails after `timeout` with the
+/// last reason and `diagnostics()`.
+pub async fn wait_settled(
+    http: &reqwest::Client,
+    prometheus: Option<&str>,
+    alertmanager: &str,
+    received: &Received,
+    timeout: Duration,
+    diagnostics: impl Fn() -> String,
+) {
+    let start = Instant::now();
+    while let Some(reason) = unsettled(http, prometheus, alertmanager, received).await {
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for the alerting pipeline to settle: {reason}\n{}",
+            diagnostics()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }

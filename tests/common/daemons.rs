@@ -76,6 +76,25 @@ pub async fn wait_until<T>(
     }
 }
 
+/// [`wait_until`] for a check that has to await (an HTTP request).
+pub async fn wait_until_async<T>(
+    what: &str,
+    timeout: Duration,
+    diagnostics: impl Fn() -> String,
+    mut check: impl AsyncFnMut() -> Option<T>,
+) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        if start.elapsed() > timeout {
+            panic!("timed out waiting for {what}\n{}", diagnostics());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 pub async fn prometheus_query(http: &reqwest::Client, base: &str, query: &str) -> Value {
     http.get(format!("{base}/api/v1/query"))
         .query(&[("query", query)])
