@@ -3,7 +3,7 @@
 #   docker build -t kube-lifecycle-exporter:0.1.0 .
 #
 # Build stage: the release binary, from the locked dependency set. Only what the
-# build reads is copied (tests/dockerfile.rs builds from exactly these paths).
+# build reads is copied (tests/artifacts/dockerfile.rs builds from exactly these paths).
 FROM docker.io/library/rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./

@@ -9,7 +9,7 @@ local catalogue = import '../lib/catalogue.libsonnet';
   local names(list) = 'alertname=~"%s"' % std.join('|', list),
 
   // Inhibition within the pack. Every inhibiting alert fires at least two
-  // minutes before its targets (tests/alert_rules.rs), so the notification that
+  // minutes before its targets (tests/artifacts/alert_rules.rs), so the notification that
   // goes out is the one that explains the others.
   // The alerts that speak for one pod (or one of its containers): a
   // workload's verdict stands for those of its pods.

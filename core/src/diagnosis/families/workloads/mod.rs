@@ -18,7 +18,7 @@
 //!
 //! A verdict its pods explain appears as soon as their findings do, with
 //! their `since`: its alert's `for` is shorter than theirs, so that it is
-//! the one notification (tests/alert_rules.rs checks the order).
+//! the one notification (tests/artifacts/alert_rules.rs checks the order).
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -7,7 +7,7 @@
 //! Without Chromium the test says so and passes, except in CI (`CI=true`),
 //! where it fails. `UPDATE_SCREENSHOTS=1` rewrites docs/screenshots/.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;

@@ -17,7 +17,7 @@
 //! A second test runs the kubernetes-mixin inhibitions in Alertmanager with the
 //! mixin's real alert names and labels.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -1571,7 +1571,7 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
     )
     .await;
     // Sources before targets: every inhibiting alert's `for` is at most its
-    // targets' (tests/alert_rules.rs), so in an incident the source reaches
+    // targets' (tests/artifacts/alert_rules.rs), so in an incident the source reaches
     // Alertmanager first; posted in one batch, a target can be dispatched before
     // the inhibitor has seen its source, a race no deployment has. So this pack's
     // pages (which inhibit its tickets) first, then its tickets (which inhibit

@@ -5,7 +5,7 @@
 //! Certificates are made at test time with rcgen: a CA, a server certificate
 //! for 127.0.0.1, a client certificate of the same CA and one of another CA.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -10,14 +10,9 @@
 //! watches, the workload with the restricted Pod Security Standard, and its flags
 //! and probes with the real binary.
 
-#[path = "common/mod.rs"]
-mod common;
-// The generator's names and constants (it runs in `cargo xtask generate`).
-#[allow(dead_code)]
-#[path = "../xtask/src/deploy.rs"]
-mod generate;
-#[path = "deploy/kustomize.rs"]
-mod kustomize;
+use crate::common;
+use crate::generate;
+use crate::kustomize;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! API server: the same table as the offline command, namespaces, paging with a
 //! progress line, errors.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -228,7 +228,7 @@ fn runbooks_are_printed_from_the_binary() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        include_str!("../docs/runbooks/KubeLifecycleNodeLost.md")
+        include_str!("../../docs/runbooks/KubeLifecycleNodeLost.md")
     );
 }
 

@@ -11,9 +11,7 @@
 //! are written by `cargo xtask generate`, whose `--check` scripts/test runs; its
 //! values.schema.json must refuse typos and wrong types.
 
-#[allow(dead_code)]
-#[path = "deploy/kustomize.rs"]
-mod kustomize;
+use crate::kustomize;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -40,7 +38,7 @@ const HELM_LABELS: &[&str] = &[
 /// The kinds kubernetes-validate has no schema for: the Prometheus Operator's and
 /// the VerticalPodAutoscaler.
 const CUSTOM_KINDS: &[&str] = &["ServiceMonitor", "PrometheusRule", "VerticalPodAutoscaler"];
-/// As tests/deploy.rs: the oldest and newest schemas kubernetes-validate 1.37 has.
+/// As tests/artifacts/deploy.rs: the oldest and newest schemas kubernetes-validate 1.37 has.
 const KUBERNETES_VERSIONS: &[&str] = &["1.25.0", "1.37.0"];
 /// The prefix of every `runbook_url` in alerts/ (alerts/README.md).
 const RUNBOOK_PLACEHOLDER: &str = "https://kube-lifecycle-exporter.example/runbooks";
@@ -480,7 +478,7 @@ fn variant(name: &str) -> &'static Rendered {
         .unwrap_or_else(|| panic!("no variant {name}"))
 }
 
-/// The kustomize base (and an overlay), rendered as tests/deploy.rs does.
+/// The kustomize base (and an overlay), rendered as tests/artifacts/deploy.rs does.
 fn kustomized(dir: &str) -> Vec<Value> {
     kustomize::render(&root().join(dir)).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -703,7 +701,7 @@ fn within(v: &Value, allowed: &[&str], what: &str) {
 fn custom_resources_use_only_fields_their_apis_define() {
     // kubernetes-validate has no schema for them: their fields are checked here
     // against monitoring.coreos.com/v1 and autoscaling.k8s.io/v1, as
-    // tests/deploy.rs does for the kustomize base (a hand-kept list of the fields
+    // tests/artifacts/deploy.rs does for the kustomize base (a hand-kept list of the fields
     // the chart can emit, not the operators' schemas).
     let mut seen = BTreeSet::new();
     for rendered in &renders().renders {
@@ -1013,7 +1011,7 @@ fn the_sharded_render_is_the_sharded_overlay_but_for_helm_s_labels() {
 #[test]
 fn rbac_is_the_base_s_read_only_cluster_role_in_every_render() {
     let base = kustomized("deploy");
-    // deploy/base/rbac.yaml's rules, which tests/deploy.rs derives from the
+    // deploy/base/rbac.yaml's rules, which tests/artifacts/deploy.rs derives from the
     // exporter's watched kinds: the one source of what the exporter may read.
     let expected = &one_of(&base, "ClusterRole")["rules"];
     for rendered in &renders().renders {

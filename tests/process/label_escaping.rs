@@ -3,7 +3,7 @@
 //! is checked by `promtool check metrics`, and real Prometheus scrapes both
 //! formats and must store exactly the original values.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! each lists only its own namespaces' objects, and namespaces that appear later
 //! are picked up by their shard.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The real exporter binary against the in-repo fake API server, which speaks the
 //! list/watch protocol (resourceVersion, bookmarks, 410 Gone, chunked watches).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output, Stdio};
 
-mod common;
+use crate::common;
 
 use common::cli::BIN;
 

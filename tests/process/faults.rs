@@ -9,7 +9,7 @@
 //! the list and watch that follow take well under a second here. A hanging watch is
 //! given up after `--watch-timeout` + 5 s of silence (3 s + 5 s in these tests).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

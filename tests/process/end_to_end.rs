@@ -10,7 +10,7 @@
 //! - Alertmanager: webhook URLs point at the test's receiver, `group_wait` and
 //!   `group_interval` become 1s.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

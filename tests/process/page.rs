@@ -3,7 +3,7 @@
 //! 404s that say what exists, filters and limits, gzip when asked, and a page
 //! that stays small when a third of the cluster is broken.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::Path;
