@@ -8,11 +8,11 @@ use crate::diagnosis::classify;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, PendingCause, namespace_of,
-};
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, PendingCause};
 use crate::model::plural::count;
 use crate::model::{Cluster, DaemonSet, HostPort, Kind, Pod, host_ports};
+
+use super::pod_finding::object_finding;
 
 vocabulary! {
     /// Why a DaemonSet covers fewer nodes than it should (anomaly `daemonset_unscheduled`).
@@ -173,33 +173,29 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
             },
         ),
     };
-    Some(Finding {
-        kind: Kind::DaemonSet,
-        namespace: namespace_of(&m.namespace),
-        name: m.name.to_string(),
-        container: None,
-        container_kind: None,
-        owner: None,
-        node: None,
-        cause: Cause::DaemonSetUnscheduled(cause),
-        // When its pods became unschedulable, if they say; else since it exists.
-        since: unschedulable
-            .iter()
-            .filter_map(|(p, _)| {
-                p.status
-                    .conditions
-                    .pod_scheduled
-                    .as_ref()?
-                    .last_transition_time
-            })
-            .min()
-            .or(m.creation_timestamp),
+    // When its pods became unschedulable, if they say; else since it exists.
+    let since = unschedulable
+        .iter()
+        .filter_map(|(p, _)| {
+            p.status
+                .conditions
+                .pod_scheduled
+                .as_ref()?
+                .last_transition_time
+        })
+        .min()
+        .or(m.creation_timestamp);
+    Some(object_finding(
+        Kind::DaemonSet,
+        m,
+        Cause::DaemonSetUnscheduled(cause),
+        since,
         message,
-        detail: Detail::DaemonSet {
+        Detail::DaemonSet {
             eligible_nodes: eligible.len(),
             missing_nodes: missing.len(),
             desired,
             conflicting_port: conflict.map(|(port, _, _)| port),
         },
-    })
+    ))
 }

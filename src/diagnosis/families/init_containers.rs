@@ -192,6 +192,16 @@ mod tests {
         Object::Pod(serde_json::from_str::<Pod>(&json).unwrap())
     }
 
+    /// A pod with the native sidecar `istio-proxy` and then the init
+    /// container `migrate`, in these states.
+    fn meshed(name: &str, sidecar: String, migrate: String) -> Object {
+        pod(
+            name,
+            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
+            &[sidecar, migrate].join(","),
+        )
+    }
+
     fn running(name: &str, since: &str, started: bool, restarts: i32) -> String {
         format!(
             r#"{{"name":"{name}","image":"busybox:1.36","ready":false,"started":{started},
@@ -254,14 +264,10 @@ mod tests {
     #[test]
     fn a_sidecar_whose_startup_probe_fails_names_the_probe() {
         let mut c = Cluster::new();
-        c.apply(pod(
+        c.apply(meshed(
             "meshed",
-            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
-            &[
-                running("istio-proxy", "2024-06-01T00:55:00Z", false, 23),
-                waiting("migrate"),
-            ]
-            .join(","),
+            running("istio-proxy", "2024-06-01T00:55:00Z", false, 23),
+            waiting("migrate"),
         ));
         let event: CoreEvent = serde_json::from_str(
             r#"{"metadata":{"name":"meshed.1","namespace":"shop"},"type":"Warning","reason":"Unhealthy",
@@ -297,14 +303,10 @@ mod tests {
     fn a_started_sidecar_and_finished_init_containers_hold_nothing() {
         let mut c = Cluster::new();
         // The sidecar started, the migration is done: the app is being created.
-        c.apply(pod(
+        c.apply(meshed(
             "ready-to-go",
-            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
-            &[
-                running("istio-proxy", "2024-05-31T23:00:06Z", true, 0),
-                done("migrate"),
-            ]
-            .join(","),
+            running("istio-proxy", "2024-05-31T23:00:06Z", true, 0),
+            done("migrate"),
         ));
         assert!(
             !found(&c)

@@ -24,10 +24,10 @@ use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 use crate::diagnosis::classify::{self, TerminationEvent};
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, Owner, namespace_of, node_of,
-};
+use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
 use crate::model::age::unix_seconds;
+
+use super::pod_finding::pod_finding;
 
 vocabulary! {
     /// Why a pod is still Terminating (anomaly `pod_terminating`).
@@ -57,22 +57,17 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
             continue;
         };
         let verdict = judge(cluster, pod, now);
-        out.push(Finding {
-            kind: Kind::Pod,
-            namespace: namespace_of(&pod.metadata.namespace),
-            name: pod.metadata.name.to_string(),
-            container: None,
-            container_kind: None,
-            node: node_of(&pod.spec.node_name),
-            owner: Owner::of(pod),
-            cause: Cause::PodTerminating(verdict.cause),
-            since: Some(requested),
-            message: verdict.message,
-            detail: Detail::Terminating {
+        out.push(pod_finding(
+            pod,
+            None,
+            Cause::PodTerminating(verdict.cause),
+            Some(requested),
+            verdict.message,
+            Detail::Terminating {
                 requested,
                 deadline,
             },
-        });
+        ));
     }
 }
 
