@@ -188,42 +188,38 @@ pub(crate) fn node_of(node: &str) -> Option<String> {
 mod tests {
     use std::path::Path;
 
-    /// The diagnosis decides from the model alone. No file of it names another
-    /// part of the crate (a source, an output, the server), nor a crate that
-    /// reaches out of the process; it imports std, jiff, serde, the model and
-    /// aho-corasick (string matching for the message classifiers).
-    #[test]
-    fn the_diagnosis_imports_nothing_but_the_model() {
-        // `doc_blocks` is the tests' check of generated documentation.
-        const CRATE_PARTS: &[&str] = &["crate::model", "crate::diagnosis", "crate::doc_blocks"];
-        const USE_ROOTS: &[&str] = &[
-            "std::",
-            "core::",
-            "jiff::",
-            "serde::",
-            "serde_json::",
-            "aho_corasick::",
-            "crate::",
-            "super::",
-            "self::",
-        ];
-        const OUT_OF_PROCESS: &[&str] = &[
-            "kube",
-            "k8s_openapi",
-            "tokio",
-            "futures",
-            "axum",
-            "http",
-            "hyper",
-            "tracing",
-            "prometheus_client",
-            "clap",
-            "reqwest",
-            "rustls",
-        ];
-        // Every file of the room, its subfolders' too (classify/).
+    // `doc_blocks` is the tests' check of generated documentation.
+    const CRATE_PARTS: &[&str] = &["crate::model", "crate::diagnosis", "crate::doc_blocks"];
+    const USE_ROOTS: &[&str] = &[
+        "std::",
+        "core::",
+        "jiff::",
+        "serde::",
+        "serde_json::",
+        "aho_corasick::",
+        "crate::",
+        "super::",
+        "self::",
+    ];
+    const OUT_OF_PROCESS: &[&str] = &[
+        "kube",
+        "k8s_openapi",
+        "tokio",
+        "futures",
+        "axum",
+        "http",
+        "hyper",
+        "tracing",
+        "prometheus_client",
+        "clap",
+        "reqwest",
+        "rustls",
+    ];
+
+    /// Every file under `dir`, its subfolders' too (classify/), sorted.
+    fn files_under(dir: std::path::PathBuf) -> Vec<std::path::PathBuf> {
         let mut files = Vec::new();
-        let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src/diagnosis")];
+        let mut dirs = vec![dir];
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
@@ -235,53 +231,65 @@ mod tests {
             }
         }
         files.sort();
+        files
+    }
+
+    /// The line without its comment and the text inside quotes.
+    fn code_of(line: &str) -> String {
+        line.split("//")
+            .next()
+            .unwrap_or_default()
+            .split('"')
+            .step_by(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Whether a path starts at byte `i` of `code` (not inside a longer name).
+    fn path_at(code: &str, i: usize) -> bool {
+        !code[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    }
+
+    /// Whether a line of code names a part of the crate other than the model
+    /// and the diagnosis, imports from elsewhere, or names a crate that
+    /// reaches out of the process.
+    fn imports_beyond_the_model(code: &str) -> bool {
+        let other_part = code.match_indices("crate::").any(|(i, _)| {
+            path_at(code, i) && !CRATE_PARTS.iter().any(|p| code[i..].starts_with(p))
+        });
+        // `use Cause::*;`: the variants of a type already in scope.
+        let other_use = code.trim_start().strip_prefix("use ").is_some_and(|path| {
+            !USE_ROOTS.iter().any(|root| path.starts_with(root))
+                && !path.starts_with(|c: char| c.is_ascii_uppercase())
+        });
+        let out_of_process = OUT_OF_PROCESS.iter().any(|krate| {
+            code.match_indices(&format!("{krate}::"))
+                .any(|(i, _)| path_at(code, i))
+        });
+        other_part || other_use || out_of_process
+    }
+
+    /// The diagnosis decides from the model alone. No file of it names another
+    /// part of the crate (a source, an output, the server), nor a crate that
+    /// reaches out of the process; it imports std, jiff, serde, the model and
+    /// aho-corasick (string matching for the message classifiers).
+    #[test]
+    fn the_diagnosis_imports_nothing_but_the_model() {
+        let files = files_under(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/diagnosis"));
         assert!(files.len() > 5, "{files:?}");
         let mut wrong = Vec::new();
         for file in &files {
             let text = std::fs::read_to_string(file).unwrap();
             let name = file.file_name().unwrap().to_string_lossy();
             for (number, line) in text.lines().enumerate() {
-                let at = format!("{name}:{}: {}", number + 1, line.trim());
-                // The line without its comment and the text inside quotes.
-                let code: String = line
-                    .split("//")
-                    .next()
-                    .unwrap_or_default()
-                    .split('"')
-                    .step_by(2)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let code = code.as_str();
-                for (i, _) in code.match_indices("crate::") {
-                    let ident_before = code[..i]
-                        .chars()
-                        .next_back()
-                        .is_some_and(|c| c.is_alphanumeric() || c == '_');
-                    if !ident_before && !CRATE_PARTS.iter().any(|p| code[i..].starts_with(p)) {
-                        wrong.push(at.clone());
-                    }
-                }
-                // `use Cause::*;`: the variants of a type already in scope.
-                if let Some(path) = code.trim_start().strip_prefix("use ")
-                    && !USE_ROOTS.iter().any(|root| path.starts_with(root))
-                    && !path.starts_with(|c: char| c.is_ascii_uppercase())
-                {
-                    wrong.push(at.clone());
-                }
-                for krate in OUT_OF_PROCESS {
-                    let named = code.match_indices(&format!("{krate}::")).any(|(i, _)| {
-                        !code[..i]
-                            .chars()
-                            .next_back()
-                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    });
-                    if named {
-                        wrong.push(at.clone());
-                    }
+                if imports_beyond_the_model(&code_of(line)) {
+                    wrong.push(format!("{name}:{}: {}", number + 1, line.trim()));
                 }
             }
         }
-        wrong.dedup();
         assert!(
             wrong.is_empty(),
             "the diagnosis reads the model only; these lines import something else:\n{}",

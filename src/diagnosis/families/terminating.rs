@@ -142,7 +142,6 @@ pub(super) struct Verdict<C> {
 
 /// Why `pod`, which has a deletionTimestamp, still exists at `now`.
 pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<TerminatingCause> {
-    let verdict = |cause, message: String| Verdict { cause, message };
     let deadline = pod.metadata.deletion_timestamp.unwrap_or(now.time());
     if !now.reached(deadline) {
         let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
@@ -153,10 +152,10 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<Termi
             .as_ref()
             .map(|c| format!(": {}", c.message()))
             .unwrap_or_default();
-        return verdict(
-            TerminatingCause::Graceful,
-            format!("within its {grace}s grace period until {deadline}{why}"),
-        );
+        return Verdict {
+            cause: TerminatingCause::Graceful,
+            message: format!("within its {grace}s grace period until {deadline}{why}"),
+        };
     }
 
     if let Some(mut lost) = node_lost(cluster, &pod.spec.node_name) {
@@ -168,7 +167,14 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<Termi
         }
         return lost;
     }
+    past_deadline(cluster, pod, deadline)
+}
 
+/// Why a pod past its deadline on a node that can act on it is not gone:
+/// what the kubelet reported since the deletion, its containers, its
+/// finalizers.
+fn past_deadline(cluster: &Cluster, pod: &Pod, deadline: Time) -> Verdict<TerminatingCause> {
+    let verdict = |cause, message: String| Verdict { cause, message };
     // Only what the kubelet reported since this deletion was requested counts.
     let requested = pod.deletion_requested().unwrap_or(deadline);
     let events: Vec<_> = cluster
