@@ -16,9 +16,10 @@
 use crate::diagnosis::moment::Moment;
 use std::collections::HashSet;
 
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, TerminatingCause, node_of};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, TerminatingCause, node_of};
 use crate::model::plural::count;
 use crate::model::{Cluster, Deployment, Job, Kind, Meta, Pod, ReplicaSet, StatefulSet};
 
@@ -56,16 +57,7 @@ impl From<TerminatingCause> for BlockingCause {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "blocking",
-    anomalies: &[
-        Anomaly::RecreateBlocked,
-        Anomaly::StatefulSetBlocked,
-        Anomaly::JobBlocked,
-    ],
-    metrics: METRICS,
-    diagnose,
-};
+family!("blocking": RecreateBlocked, StatefulSetBlocked, JobBlocked);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

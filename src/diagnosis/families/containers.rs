@@ -25,10 +25,11 @@ use crate::model::{
 
 use crate::diagnosis::classify;
 use crate::diagnosis::classify::ProbeKind;
+use crate::diagnosis::family::family;
 use crate::diagnosis::image_ref::registry_host;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, ProbeFailure, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
 
 use super::pod_finding::{
     events_of, first_seen, has_waiting_container, on_its_node, on_node_since, pod_finding,
@@ -108,17 +109,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "containers",
-    anomalies: &[
-        Anomaly::ContainerCreating,
-        Anomaly::ImagePull,
-        Anomaly::CrashLoop,
-        Anomaly::ContainerConfig,
-    ],
-    metrics: METRICS,
-    diagnose,
-};
+family!("containers": ContainerCreating, ImagePull, CrashLoop, ContainerConfig);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, PendingCause};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, PendingCause};
 use crate::model::plural::count;
 use crate::model::{Cluster, DaemonSet, HostPort, Kind, Name, Node, Pod, host_ports};
 
@@ -22,12 +23,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "daemonsets",
-    anomalies: &[Anomaly::DaemonSetUnscheduled],
-    metrics: METRICS,
-    diagnose,
-};
+family!("daemonsets": DaemonSetUnscheduled);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

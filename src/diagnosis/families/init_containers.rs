@@ -18,9 +18,10 @@ use crate::diagnosis::moment::Moment;
 use crate::model::{ContainerKind, ContainerStatus, Event, Pod, Time};
 
 use crate::diagnosis::classify::{self, ProbeKind};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, ProbeFailure, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
 
 use super::pod_finding::{events_of, first_seen, on_its_node, on_node_since, pod_finding};
 
@@ -34,12 +35,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "init_containers",
-    anomalies: &[Anomaly::InitContainerRunning],
-    metrics: METRICS,
-    diagnose,
-};
+family!("init_containers": InitContainerRunning);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_init_container_running_since_timestamp_seconds",

@@ -22,10 +22,11 @@ use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
 
 use super::terminating::judge as terminating_judge;
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, StuckPod, TerminatingCause, node_of,
+    Anomaly, Cause, Detail, Finding, Input, StuckPod, TerminatingCause, node_of,
 };
 
 vocabulary! {
@@ -69,12 +70,7 @@ const CONDITIONS: &[(&str, NamespaceCause)] = &[
     ),
 ];
 
-pub(super) const FAMILY: Family = Family {
-    name: "namespaces",
-    anomalies: &[Anomaly::NamespaceTerminating],
-    metrics: METRICS,
-    diagnose,
-};
+family!("namespaces": NamespaceTerminating);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

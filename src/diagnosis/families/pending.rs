@@ -9,11 +9,12 @@ use crate::diagnosis::moment::Moment;
 use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
 
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
 use crate::diagnosis::vocabulary::vocabulary;
 
 use super::pod_finding::{events_of, pod_finding};
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings};
 
 vocabulary! {
     /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
@@ -58,12 +59,7 @@ vocabulary! {
 /// The API server's default `spec.schedulerName`.
 const DEFAULT_SCHEDULER: &str = "default-scheduler";
 
-pub(super) const FAMILY: Family = Family {
-    name: "pending",
-    anomalies: &[Anomaly::PodPending],
-    metrics: METRICS,
-    diagnose,
-};
+family!("pending": PodPending);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

@@ -24,10 +24,11 @@
 use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
 
 use crate::diagnosis::classify::{Refusal, is_refusal_event, refusal};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, DaemonSetCause, Detail, Family, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, DaemonSetCause, Detail, Finding, Input};
 
 use super::pod_finding::object_finding;
 
@@ -60,12 +61,7 @@ struct Controller<'a> {
     replica_failure: Option<&'a Condition>,
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "refused",
-    anomalies: &[Anomaly::PodCreateRefused],
-    metrics: METRICS,
-    diagnose,
-};
+family!("refused": PodCreateRefused);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {

@@ -22,9 +22,10 @@ use crate::diagnosis::moment::Moment;
 use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 
 use crate::diagnosis::classify::{self, TerminationEvent};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 use crate::model::age::unix_seconds;
 
 use super::pod_finding::pod_finding;
@@ -71,12 +72,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "terminating",
-    anomalies: &[Anomaly::PodTerminating],
-    metrics: METRICS,
-    diagnose,
-};
+family!("terminating": PodTerminating);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
