@@ -102,24 +102,7 @@ pub(crate) fn ranges(len: usize, size: usize) -> impl Iterator<Item = std::ops::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::{Cause, TerminatingCause};
-    use crate::model::Kind;
-
-    fn finding(name: &str, message: &str) -> Finding {
-        Finding {
-            kind: Kind::Pod,
-            namespace: Some("shop".into()),
-            name: name.into(),
-            container: None,
-            container_kind: None,
-            owner: None,
-            node: Some("worker-3".into()),
-            cause: Cause::PodTerminating(TerminatingCause::Finalizers),
-            since: None,
-            message: message.into(),
-            detail: Detail::None,
-        }
-    }
+    use crate::output::tests::finding;
 
     #[test]
     fn chunks_join_to_what_serde_json_prints_for_the_whole_array() {

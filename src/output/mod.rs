@@ -137,21 +137,27 @@ mod tests {
     use crate::diagnosis::{Cause, Detail, TerminatingCause};
     use crate::model::Kind;
 
-    #[test]
-    fn a_filter_matches_every_given_field_exactly() {
-        let finding = Finding {
+    /// A Terminating pod `name` in `shop` on `worker-3`, as the output tests
+    /// need one.
+    pub(super) fn finding(name: &str, message: &str) -> Finding {
+        Finding {
             kind: Kind::Pod,
             namespace: Some("shop".into()),
-            name: "web-1".into(),
+            name: name.into(),
             container: None,
             container_kind: None,
             owner: None,
             node: Some("worker-3".into()),
             cause: Cause::PodTerminating(TerminatingCause::Finalizers),
             since: None,
-            message: String::new(),
+            message: message.into(),
             detail: Detail::None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_filter_matches_every_given_field_exactly() {
+        let finding = finding("web-1", "");
         let filter =
             |a: Option<&str>, c: Option<&str>, n: Option<&str>, node: Option<&str>| FindingFilter {
                 anomaly: a.map(String::from),

@@ -100,6 +100,67 @@ fn object_labels(identity: Identity) -> Vec<Vec<&'static str>> {
     }
 }
 
+/// Every metric family: the two about all findings, then each family's.
+fn metric_entries() -> Vec<MetricEntry> {
+    let mut metrics = vec![
+        MetricEntry {
+            metric: FINDINGS_METRIC,
+            type_: "gauge",
+            help: FINDINGS_HELP,
+            object_labels: vec![],
+            labels: vec!["anomaly", "cause"],
+            anomalies: Anomaly::ALL.iter().map(|a| a.as_str()).collect(),
+            family: None,
+            example: "sum by (anomaly) (kube_lifecycle_findings)",
+        },
+        MetricEntry {
+            metric: FOLDED_METRIC,
+            type_: "gauge",
+            help: FOLDED_HELP,
+            object_labels: vec![],
+            labels: vec!["family"],
+            anomalies: vec![],
+            family: None,
+            example: "max by (family) (kube_lifecycle_series_folded) > 0",
+        },
+    ];
+    for family in FAMILIES {
+        for m in family.metrics {
+            metrics.push(MetricEntry {
+                metric: m.name,
+                type_: "gauge",
+                help: m.help,
+                object_labels: object_labels(m.identity),
+                labels: m.labels.to_vec(),
+                anomalies: m.anomalies.iter().map(|a| a.as_str()).collect(),
+                family: Some(family.name),
+                example: m.example,
+            });
+        }
+    }
+    metrics
+}
+
+/// Every alert, with the causes it fires on.
+fn alert_entries() -> Vec<AlertEntry> {
+    Runbook::ALL
+        .iter()
+        .map(|r| AlertEntry {
+            alert: r.alert(),
+            runbook: r.path(),
+            scope: r.scope().as_str(),
+            causes: r
+                .fires_on()
+                .into_iter()
+                .map(|c| AlertCause {
+                    anomaly: c.anomaly().as_str(),
+                    cause: c.as_str(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 impl Catalogue {
     pub fn new() -> Self {
         let family_of = |anomaly: Anomaly| {
@@ -108,42 +169,6 @@ impl Catalogue {
                 .find(|f| f.anomalies.contains(&anomaly))
                 .map_or("", |f| f.name)
         };
-        let mut metrics = vec![
-            MetricEntry {
-                metric: FINDINGS_METRIC,
-                type_: "gauge",
-                help: FINDINGS_HELP,
-                object_labels: vec![],
-                labels: vec!["anomaly", "cause"],
-                anomalies: Anomaly::ALL.iter().map(|a| a.as_str()).collect(),
-                family: None,
-                example: "sum by (anomaly) (kube_lifecycle_findings)",
-            },
-            MetricEntry {
-                metric: FOLDED_METRIC,
-                type_: "gauge",
-                help: FOLDED_HELP,
-                object_labels: vec![],
-                labels: vec!["family"],
-                anomalies: vec![],
-                family: None,
-                example: "max by (family) (kube_lifecycle_series_folded) > 0",
-            },
-        ];
-        for family in FAMILIES {
-            for m in family.metrics {
-                metrics.push(MetricEntry {
-                    metric: m.name,
-                    type_: "gauge",
-                    help: m.help,
-                    object_labels: object_labels(m.identity),
-                    labels: m.labels.to_vec(),
-                    anomalies: m.anomalies.iter().map(|a| a.as_str()).collect(),
-                    family: Some(family.name),
-                    example: m.example,
-                });
-            }
-        }
         Catalogue {
             families: FAMILIES
                 .iter()
@@ -179,23 +204,8 @@ impl Catalogue {
                     description: p.description(),
                 })
                 .collect(),
-            metrics,
-            alerts: Runbook::ALL
-                .iter()
-                .map(|r| AlertEntry {
-                    alert: r.alert(),
-                    runbook: r.path(),
-                    scope: r.scope().as_str(),
-                    causes: r
-                        .fires_on()
-                        .into_iter()
-                        .map(|c| AlertCause {
-                            anomaly: c.anomaly().as_str(),
-                            cause: c.as_str(),
-                        })
-                        .collect(),
-                })
-                .collect(),
+            metrics: metric_entries(),
+            alerts: alert_entries(),
         }
     }
 

@@ -45,3 +45,18 @@ pub struct Family {
     /// (a family that supersedes or completes others reads them there).
     pub(crate) diagnose: fn(&Input<'_>, &mut Vec<Finding>),
 }
+
+/// Declares a family module's `FAMILY` from its name and anomalies; its
+/// metric families and its diagnosis are the module's own `METRICS` and
+/// `diagnose`, as in every family.
+macro_rules! family {
+    ($name:literal: $($anomaly:ident),+ $(,)?) => {
+        pub(super) const FAMILY: $crate::diagnosis::Family = $crate::diagnosis::Family {
+            name: $name,
+            anomalies: &[$($crate::diagnosis::Anomaly::$anomaly),+],
+            metrics: METRICS,
+            diagnose,
+        };
+    };
+}
+pub(crate) use family;

@@ -316,41 +316,58 @@ pub(crate) fn landing(page: &Page) -> String {
                 "<p>Watching the cluster at <code>{}</code>; judged at {judged}.</p>",
                 foreign(cluster)
             );
-            let mut rows = String::new();
-            for (kind, ready) in *readiness {
-                let count = counts
-                    .iter()
-                    .find(|(k, _)| k == kind)
-                    .map_or(0, |(_, n)| *n);
-                let state = if *ready {
-                    "<span class=\"ok\">synced</span>"
-                } else {
-                    "<span class=\"bad\">not synced</span>"
-                };
-                let connection = connections
-                    .iter()
-                    .find(|(k, _)| k == kind)
-                    .map_or("", |(_, c)| c.as_str());
-                let _ = writeln!(
-                    rows,
-                    "<tr><td>{}</td><td>{state}</td><td>{}</td><td class=\"n\">{count}</td></tr>",
-                    kind.plural(),
-                    foreign(connection)
-                );
-            }
-            if !rows.is_empty() {
-                html.push_str("<details><summary>Watches</summary>\n");
-                html.push_str(&table(
-                    "watches",
-                    &["resource", "state", "connection", "objects"],
-                    &rows,
-                ));
-                html.push_str("</details>\n");
-            }
+            html.push_str(&watches(readiness, counts, connections));
             watch_errors(&mut html, errors);
         }
     }
+    findings_part(page, html)
+}
 
+/// Each watch's state, connection and object count, folded away (nothing
+/// when no watch is known yet).
+fn watches(
+    readiness: &[(Kind, bool)],
+    counts: &[(Kind, usize)],
+    connections: &[(Kind, String)],
+) -> String {
+    let mut rows = String::new();
+    for (kind, ready) in readiness {
+        let count = counts
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map_or(0, |(_, n)| *n);
+        let state = if *ready {
+            "<span class=\"ok\">synced</span>"
+        } else {
+            "<span class=\"bad\">not synced</span>"
+        };
+        let connection = connections
+            .iter()
+            .find(|(k, _)| k == kind)
+            .map_or("", |(_, c)| c.as_str());
+        let _ = writeln!(
+            rows,
+            "<tr><td>{}</td><td>{state}</td><td>{}</td><td class=\"n\">{count}</td></tr>",
+            kind.plural(),
+            foreign(connection)
+        );
+    }
+    if rows.is_empty() {
+        return rows;
+    }
+    let mut html = String::from("<details><summary>Watches</summary>\n");
+    html.push_str(&table(
+        "watches",
+        &["resource", "state", "connection", "objects"],
+        &rows,
+    ));
+    html.push_str("</details>\n");
+    html
+}
+
+/// The landing page from its findings on, after `html` (its heading and
+/// what it shows): the summary, the filter form and the page of findings.
+fn findings_part(page: &Page, mut html: String) -> String {
     let total = page.findings.len();
     if !page.filter.is_empty() {
         let _ = writeln!(

@@ -84,7 +84,6 @@ fn verdict_section(verdicts: &[&Finding], with: &dyn Fn(&'static str, &str) -> S
 
 /// The summary: what explains the findings, then counts by anomaly × cause.
 pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
-    let mut html = String::new();
     let base: Vec<(&str, &str)> = filter_pairs(filter);
     let with = |k: &'static str, v: &str| -> String {
         let mut pairs: Vec<(&str, &str)> =
@@ -92,27 +91,47 @@ pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         pairs.push((k, v));
         format!("/{}", query(&pairs))
     };
+    let tally = Tally::of(findings);
+    let counts = counts_section(&tally.cells, &base);
+    let mut html = explained_section(tally, &with);
+    html.push_str(&counts);
+    html
+}
 
-    // A lost node explains its pods' Terminating and the workloads they block.
-    let mut lost_nodes: BTreeMap<&str, usize> = BTreeMap::new();
-    // A node whose sandboxes fail, or under pressure, explains its pods.
-    let mut sandbox_nodes: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut pressured_nodes: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
-    let mut registries: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut namespaces: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut workloads: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
-    // A controller's verdict names the cause of its pods.
-    let mut verdicts: Vec<&Finding> = Vec::new();
-    let mut cells: BTreeMap<(Anomaly, &'static str), (usize, Cause)> = BTreeMap::new();
-    for f in findings {
+/// What the summary groups and counts, in one pass over the findings.
+#[derive(Default)]
+struct Tally<'a> {
+    /// A lost node explains its pods' Terminating and the workloads they block.
+    lost_nodes: BTreeMap<&'a str, usize>,
+    /// A node whose sandboxes fail, or under pressure, explains its pods.
+    sandbox_nodes: BTreeMap<&'a str, usize>,
+    pressured_nodes: BTreeMap<&'a str, (usize, &'a str)>,
+    registries: BTreeMap<&'a str, usize>,
+    namespaces: BTreeMap<&'a str, usize>,
+    workloads: BTreeMap<(&'a str, &'a str, &'a str), usize>,
+    /// A controller's verdict names the cause of its pods.
+    verdicts: Vec<&'a Finding>,
+    cells: BTreeMap<(Anomaly, &'static str), (usize, Cause)>,
+}
+
+impl<'a> Tally<'a> {
+    fn of(findings: &'a [Finding]) -> Self {
+        let mut t = Tally::default();
+        for f in findings {
+            t.add(f);
+        }
+        t
+    }
+
+    fn add(&mut self, f: &'a Finding) {
         if matches!(f.cause.as_str(), "node_not_ready" | "node_missing") {
             if let Some(node) = f.node.as_deref() {
-                *lost_nodes.entry(node).or_default() += 1;
+                *self.lost_nodes.entry(node).or_default() += 1;
             }
         }
         if f.cause.tags().contains(&"sandbox") {
             if let Some(node) = f.node.as_deref() {
-                *sandbox_nodes.entry(node).or_default() += 1;
+                *self.sandbox_nodes.entry(node).or_default() += 1;
             }
         }
         if let crate::diagnosis::Detail::Pending {
@@ -121,22 +140,23 @@ pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         } = &f.detail
         {
             for node in nodes {
-                pressured_nodes
+                self.pressured_nodes
                     .entry(node)
                     .or_insert((0, f.cause.as_str()))
                     .0 += 1;
             }
         }
         if let Some(r) = registry(f) {
-            *registries.entry(r).or_default() += 1;
+            *self.registries.entry(r).or_default() += 1;
         }
         if let Some(ns) = f.namespace.as_deref() {
-            *namespaces.entry(ns).or_default() += 1;
+            *self.namespaces.entry(ns).or_default() += 1;
         }
         if matches!(f.detail, crate::diagnosis::Detail::Verdict { .. }) {
-            verdicts.push(f);
+            self.verdicts.push(f);
         } else if f.kind != Kind::Pod {
-            *workloads
+            *self
+                .workloads
                 .entry((
                     f.kind.as_str(),
                     f.namespace.as_deref().unwrap_or(""),
@@ -144,12 +164,17 @@ pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
                 ))
                 .or_default() += 1;
         }
-        cells
+        self.cells
             .entry((f.anomaly(), f.cause.as_str()))
             .or_insert((0, f.cause))
             .0 += 1;
     }
+}
 
+/// "What explains them": the nodes, registries and namespaces most findings
+/// share, the workload verdicts and the workloads with findings.
+fn explained_section(tally: Tally<'_>, with: &dyn Fn(&'static str, &str) -> String) -> String {
+    let mut html = String::new();
     html.push_str("<h2 id=\"explained\">What explains them</h2>\n");
     let mut any = false;
     html.push_str("<div class=\"groups\">\n");
@@ -157,25 +182,31 @@ pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         (
             "Lost nodes",
             "node",
-            lost_nodes,
+            tally.lost_nodes,
             "finding on it",
             "findings on it",
         ),
         (
             "Nodes failing pod sandboxes",
             "node",
-            sandbox_nodes,
+            tally.sandbox_nodes,
             "pod without a sandbox",
             "pods without a sandbox",
         ),
         (
             "Failing registries",
             "registry",
-            registries,
+            tally.registries,
             "failing pull",
             "failing pulls",
         ),
-        ("Namespaces", "namespace", namespaces, "finding", "findings"),
+        (
+            "Namespaces",
+            "namespace",
+            tally.namespaces,
+            "finding",
+            "findings",
+        ),
     ] {
         if counts.is_empty() {
             continue;
@@ -197,64 +228,92 @@ pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
         }
         html.push_str("</ul></section>\n");
     }
-    // Pressured nodes keep unbound pods out: they link to those pods' cause.
-    if !pressured_nodes.is_empty() {
+    if !tally.pressured_nodes.is_empty() {
         any = true;
-        let total = pressured_nodes.len();
-        let mut nodes: Vec<(&str, (usize, &str))> = pressured_nodes.into_iter().collect();
-        nodes.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
-        let _ = write!(
-            html,
-            "<section><h3>Nodes under pressure ({total})</h3>\n<ul>\n"
-        );
-        for (node, (n, cause)) in nodes.into_iter().take(TOP) {
-            let _ = writeln!(
-                html,
-                "<li><a href=\"{}\"><code>{}</code></a>: {cause}, {n} pending pod{}</li>",
-                with("cause", cause),
-                foreign(node),
-                if n == 1 { "" } else { "s" }
-            );
-        }
-        if total > TOP {
-            let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
-        }
-        html.push_str("</ul></section>\n");
+        html.push_str(&pressured_section(tally.pressured_nodes, with));
     }
-    if !verdicts.is_empty() {
+    if !tally.verdicts.is_empty() {
         any = true;
-        html.push_str(&verdict_section(&verdicts, &with));
+        html.push_str(&verdict_section(&tally.verdicts, with));
     }
-    if !workloads.is_empty() {
+    if !tally.workloads.is_empty() {
         any = true;
-        let (top, total) = top(workloads, TOP);
-        let _ = write!(html, "<section><h3>Workloads ({total})</h3>\n<ul>\n");
-        for ((kind, ns, name), n) in top {
-            let _ = writeln!(
-                html,
-                "<li><a href=\"{}\"><code>{}</code></a>: {n} finding{}</li>",
-                with("namespace", ns),
-                foreign(&format!(
-                    "{}/{ns}{}{name}",
-                    kind.to_lowercase(),
-                    if ns.is_empty() { "" } else { "/" }
-                )),
-                if n == 1 { "" } else { "s" }
-            );
-        }
-        if total > TOP {
-            let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
-        }
-        html.push_str("</ul></section>\n");
+        html.push_str(&workloads_section(tally.workloads, with));
     }
     html.push_str("</div>\n");
     if !any {
         html.push_str("<p>Nothing groups them.</p>\n");
     }
+    html
+}
 
+/// Pressured nodes keep unbound pods out: they link to those pods' cause.
+fn pressured_section(
+    pressured_nodes: BTreeMap<&str, (usize, &str)>,
+    with: &dyn Fn(&'static str, &str) -> String,
+) -> String {
+    let mut html = String::new();
+    let total = pressured_nodes.len();
+    let mut nodes: Vec<(&str, (usize, &str))> = pressured_nodes.into_iter().collect();
+    nodes.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+    let _ = write!(
+        html,
+        "<section><h3>Nodes under pressure ({total})</h3>\n<ul>\n"
+    );
+    for (node, (n, cause)) in nodes.into_iter().take(TOP) {
+        let _ = writeln!(
+            html,
+            "<li><a href=\"{}\"><code>{}</code></a>: {cause}, {n} pending pod{}</li>",
+            with("cause", cause),
+            foreign(node),
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    if total > TOP {
+        let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
+    }
+    html.push_str("</ul></section>\n");
+    html
+}
+
+/// The workloads (not pods) with most findings.
+fn workloads_section(
+    workloads: BTreeMap<(&str, &str, &str), usize>,
+    with: &dyn Fn(&'static str, &str) -> String,
+) -> String {
+    let mut html = String::new();
+    let (top, total) = top(workloads, TOP);
+    let _ = write!(html, "<section><h3>Workloads ({total})</h3>\n<ul>\n");
+    for ((kind, ns, name), n) in top {
+        let _ = writeln!(
+            html,
+            "<li><a href=\"{}\"><code>{}</code></a>: {n} finding{}</li>",
+            with("namespace", ns),
+            foreign(&format!(
+                "{}/{ns}{}{name}",
+                kind.to_lowercase(),
+                if ns.is_empty() { "" } else { "/" }
+            )),
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    if total > TOP {
+        let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
+    }
+    html.push_str("</ul></section>\n");
+    html
+}
+
+/// "By anomaly and cause": a row per cell, linking to its findings and its
+/// runbook.
+fn counts_section(
+    cells: &BTreeMap<(Anomaly, &'static str), (usize, Cause)>,
+    base: &[(&str, &str)],
+) -> String {
+    let mut html = String::new();
     html.push_str("<h2 id=\"counts\">By anomaly and cause</h2>\n");
     let mut rows = String::new();
-    for ((anomaly, cause_label), (n, cause)) in &cells {
+    for ((anomaly, cause_label), (n, cause)) in cells {
         let mut pairs: Vec<(&str, &str)> = base
             .iter()
             .copied()

@@ -113,14 +113,8 @@ impl<S: FindingsSource> Collector for FindingsCollector<S> {
     }
 }
 
-/// Encodes every family; returns, for each foldable family, how many per-pod
-/// series were folded (0 when none).
-fn encode_findings(
-    findings: &[Finding],
-    ceiling: Option<usize>,
-    encoder: &mut DescriptorEncoder,
-) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
-    // Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
+/// Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
+fn encode_totals(findings: &[Finding], encoder: &mut DescriptorEncoder) -> Result<(), fmt::Error> {
     let mut metric =
         encoder.encode_descriptor(FINDINGS_METRIC, FINDINGS_HELP, None, MetricType::Gauge)?;
     let mut counts: BTreeMap<(Anomaly, &str), usize> = BTreeMap::new();
@@ -134,7 +128,17 @@ fn encode_findings(
             ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
         }
     }
+    Ok(())
+}
 
+/// Encodes every family; returns, for each foldable family, how many per-pod
+/// series were folded (0 when none).
+fn encode_findings(
+    findings: &[Finding],
+    ceiling: Option<usize>,
+    encoder: &mut DescriptorEncoder,
+) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
+    encode_totals(findings, encoder)?;
     let mut folds = Vec::new();
     for family in metric_families() {
         let mut metric =

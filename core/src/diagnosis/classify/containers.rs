@@ -133,42 +133,41 @@ mod tests {
         }
     }
 
+    /// Each `(reason, exit code, message)` judged as `want`.
+    fn judged(cases: &[(&str, i32, &str, CrashLoopCause)]) {
+        for &(reason, exit_code, message, want) in cases {
+            assert_eq!(
+                last_termination(reason, exit_code, message),
+                want,
+                "{reason:?} {exit_code} {message:?}"
+            );
+        }
+    }
+
     #[test]
     fn oom_by_reason_or_message_but_not_by_exit_code() {
-        assert_eq!(
-            last_termination("OOMKilled", 137, ""),
-            CrashLoopCause::OomKilled
-        );
-        assert_eq!(
-            last_termination("OOMKilling", 137, ""),
-            CrashLoopCause::OomKilled
-        );
-        assert_eq!(
-            last_termination(
-                "Error",
-                137,
-                "Memory cgroup out of memory: Killed process 1234 (java)"
-            ),
-            CrashLoopCause::OomKilled
-        );
-        assert_eq!(
-            last_termination("Error", 137, "OOMKilled"),
-            CrashLoopCause::OomKilled
-        );
-        assert_eq!(last_termination("Error", 137, ""), CrashLoopCause::Error);
-        assert_eq!(last_termination("", 137, ""), CrashLoopCause::Error);
+        let oom = "Memory cgroup out of memory: Killed process 1234 (java)";
+        judged(&[
+            ("OOMKilled", 137, "", CrashLoopCause::OomKilled),
+            ("OOMKilling", 137, "", CrashLoopCause::OomKilled),
+            ("Error", 137, oom, CrashLoopCause::OomKilled),
+            ("Error", 137, "OOMKilled", CrashLoopCause::OomKilled),
+            ("Error", 137, "", CrashLoopCause::Error),
+            ("", 137, "", CrashLoopCause::Error),
+        ]);
     }
 
     #[test]
     fn runtime_reasons_and_the_unheard_of() {
-        assert_eq!(
-            last_termination("ContainerCannotRun", 128, ""),
-            CrashLoopCause::ContainerCannotRun
-        );
-        assert_eq!(
-            last_termination("StartError", 128, ""),
-            CrashLoopCause::StartError
-        );
-        assert_eq!(last_termination("Unheard", 3, ""), CrashLoopCause::Unknown);
+        judged(&[
+            (
+                "ContainerCannotRun",
+                128,
+                "",
+                CrashLoopCause::ContainerCannotRun,
+            ),
+            ("StartError", 128, "", CrashLoopCause::StartError),
+            ("Unheard", 3, "", CrashLoopCause::Unknown),
+        ]);
     }
 }

@@ -16,14 +16,14 @@
 use crate::diagnosis::moment::Moment;
 use std::collections::HashSet;
 
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, TerminatingCause, namespace_of, node_of,
-};
-use crate::model::{Cluster, Deployment, Job, Kind, Pod, ReplicaSet, StatefulSet};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, TerminatingCause, node_of};
+use crate::model::{Cluster, Deployment, Job, Kind, Meta, Pod, ReplicaSet, StatefulSet};
 
+use super::pod_finding::object_finding;
 use super::terminating::{judge, node_lost};
 
 vocabulary! {
@@ -57,16 +57,7 @@ impl From<TerminatingCause> for BlockingCause {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "blocking",
-    anomalies: &[
-        Anomaly::RecreateBlocked,
-        Anomaly::StatefulSetBlocked,
-        Anomaly::JobBlocked,
-    ],
-    metrics: METRICS,
-    diagnose,
-};
+family!("blocking": RecreateBlocked, StatefulSetBlocked, JobBlocked);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -129,41 +120,46 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     );
     // Only a Terminating pod blocks a StatefulSet or a Job: the controllers no
     // such pod names are not walked (a scrape used to walk every set's pods).
-    let with_terminating = controllers_with_terminating(unsettled, Kind::StatefulSet);
+    let sets = WithTerminating::of(unsettled, Kind::StatefulSet);
     out.extend(
         cluster
             .stateful_sets()
-            .filter(|s| {
-                with_terminating
-                    .contains(&(s.metadata.namespace.as_str(), s.metadata.name.as_str()))
-            })
+            .filter(|s| sets.names(&s.metadata))
             .filter_map(|s| statefulset_blocked(cluster, s, now)),
     );
-    let jobs_with_terminating = controllers_with_terminating(unsettled, Kind::Job);
+    let jobs = WithTerminating::of(unsettled, Kind::Job);
     out.extend(
         cluster
             .jobs()
-            .filter(|j| {
-                jobs_with_terminating
-                    .contains(&(j.metadata.namespace.as_str(), j.metadata.name.as_str()))
-            })
+            .filter(|j| jobs.names(&j.metadata))
             .filter_map(|j| job_blocked(cluster, j, now)),
     );
 }
 
-/// (namespace, name) of the controllers of `kind` that a Terminating pod names.
-fn controllers_with_terminating<'a>(
-    unsettled: &[&'a Pod],
-    kind: Kind,
-) -> HashSet<(&'a str, &'a str)> {
-    unsettled
-        .iter()
-        .filter(|p| p.is_terminating())
-        .filter_map(|p| {
-            let c = p.metadata.controller()?;
-            (c.kind == kind.as_str()).then_some((p.metadata.namespace.as_str(), c.name.as_str()))
-        })
-        .collect()
+/// (namespace, name) of the controllers of one kind that a Terminating pod
+/// names.
+struct WithTerminating<'a>(HashSet<(&'a str, &'a str)>);
+
+impl<'a> WithTerminating<'a> {
+    fn of(unsettled: &[&'a Pod], kind: Kind) -> Self {
+        WithTerminating(
+            unsettled
+                .iter()
+                .filter(|p| p.is_terminating())
+                .filter_map(|p| {
+                    let c = p.metadata.controller()?;
+                    (c.kind == kind.as_str())
+                        .then_some((p.metadata.namespace.as_str(), c.name.as_str()))
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether a Terminating pod names the controller of `meta`.
+    fn names(&self, meta: &Meta) -> bool {
+        self.0
+            .contains(&(meta.namespace.as_str(), meta.name.as_str()))
+    }
 }
 
 /// Why a pod that blocks its workload is not gone.
@@ -185,13 +181,13 @@ fn blocking_cause(cluster: &Cluster, pod: &Pod, now: &Moment) -> (BlockingCause,
 }
 
 /// The blocking pods' finding: the cause of the pod longest in deletion (or
-/// oldest, when none is being deleted), since the earliest deletion request.
+/// oldest, when none is being deleted), since the earliest deletion request;
+/// `None` when no pod blocks.
 fn blocked_finding(
     cluster: &Cluster,
     now: &Moment,
     kind: Kind,
-    namespace: &str,
-    name: &str,
+    meta: &Meta,
     blocking: Vec<&Pod>,
     make_cause: fn(BlockingCause) -> Cause,
 ) -> Option<Finding> {
@@ -204,27 +200,20 @@ fn blocked_finding(
     })?;
     let (cause, why) = blocking_cause(cluster, oldest, now);
     let since = blocking.iter().filter_map(|p| p.deletion_requested()).min();
+    let message = format!(
+        "{} must go first; oldest {:?}: {why}",
+        count(blocking.len(), "pod", "pods"),
+        oldest.metadata.name
+    );
+    let detail = Detail::Blocked {
+        blocking_pods: blocking.len(),
+        oldest_pod: oldest.metadata.name.to_string(),
+    };
     Some(Finding {
-        kind,
-        namespace: namespace_of(namespace),
-        name: name.to_string(),
-        container: None,
-        container_kind: None,
-        owner: None,
         // The reported pod's node: a lost node's alert then explains (and
         // inhibits) the workload's.
         node: node_of(&oldest.spec.node_name),
-        cause: make_cause(cause),
-        since,
-        message: format!(
-            "{} must go first; oldest {:?}: {why}",
-            count(blocking.len(), "pod", "pods"),
-            oldest.metadata.name
-        ),
-        detail: Detail::Blocked {
-            blocking_pods: blocking.len(),
-            oldest_pod: oldest.metadata.name.to_string(),
-        },
+        ..object_finding(kind, meta, make_cause(cause), since, message, detail)
     })
 }
 
@@ -238,9 +227,24 @@ fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: &Moment) -> Option<F
     if !d.waits_for_terminating_pods() || d.spec.paused || d.desired_replicas() == 0 {
         return None;
     }
-    if !d.is_recreate() {
-        return termination_complete_blocked(cluster, d, now);
-    }
+    let blocking = if d.is_recreate() {
+        old_pods_left(cluster, d)?
+    } else {
+        terminating_pods_counted(cluster, d)?
+    };
+    blocked_finding(
+        cluster,
+        now,
+        Kind::Deployment,
+        &d.metadata,
+        blocking,
+        Cause::RecreateBlocked,
+    )
+}
+
+/// Strategy Recreate: the pods of its old ReplicaSets not yet gone, unless the
+/// rollout is past waiting for them.
+fn old_pods_left<'a>(cluster: &'a Cluster, d: &'a Deployment) -> Option<Vec<&'a Pod>> {
     let (old, current): (Vec<_>, Vec<_>) = cluster
         .replica_sets_of(d)
         .partition(|rs| rs.desired_replicas() == 0);
@@ -258,48 +262,22 @@ fn recreate_blocked(cluster: &Cluster, d: &Deployment, now: &Moment) -> Option<F
     let rollout_moved_on = current
         .iter()
         .any(|rs| pods_of(cluster, rs).any(|p| !p.is_terminating()));
-    if rollout_moved_on {
-        return None;
-    }
-    blocked_finding(
-        cluster,
-        now,
-        Kind::Deployment,
-        &d.metadata.namespace,
-        &d.metadata.name,
-        blocking,
-        Cause::RecreateBlocked,
-    )
+    (!rollout_moved_on).then_some(blocking)
 }
 
 /// A rolling Deployment with `podReplacementPolicy: TerminationComplete` short
-/// of available pods while pods of it are Terminating: those count against
-/// its surge until they are gone.
-fn termination_complete_blocked(
-    cluster: &Cluster,
-    d: &Deployment,
-    now: &Moment,
-) -> Option<Finding> {
+/// of available pods: its Terminating pods count against its surge until they
+/// are gone.
+fn terminating_pods_counted<'a>(cluster: &'a Cluster, d: &'a Deployment) -> Option<Vec<&'a Pod>> {
     if d.status.available_replicas >= d.desired_replicas() {
         return None;
     }
-    let blocking: Vec<&Pod> = cluster
+    let blocking = cluster
         .replica_sets_of(d)
         .flat_map(|rs| pods_of(cluster, rs))
         .filter(|p| p.is_terminating())
         .collect();
-    if blocking.is_empty() {
-        return None;
-    }
-    blocked_finding(
-        cluster,
-        now,
-        Kind::Deployment,
-        &d.metadata.namespace,
-        &d.metadata.name,
-        blocking,
-        Cause::RecreateBlocked,
-    )
+    Some(blocking)
 }
 
 /// A Job that waits for its Terminating pods: it wants pods and replaces only
@@ -317,18 +295,7 @@ fn job_blocked(cluster: &Cluster, job: &Job, now: &Moment) -> Option<Finding> {
         .pods_owned_by(Kind::Job, &m.namespace, &m.name, &m.uid)
         .filter(|p| p.is_terminating())
         .collect();
-    if blocking.is_empty() {
-        return None;
-    }
-    blocked_finding(
-        cluster,
-        now,
-        Kind::Job,
-        &m.namespace,
-        &m.name,
-        blocking,
-        Cause::JobBlocked,
-    )
+    blocked_finding(cluster, now, Kind::Job, m, blocking, Cause::JobBlocked)
 }
 
 /// The ordinal of a StatefulSet pod (`web-2` → 2).
@@ -346,15 +313,11 @@ fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: &Moment) -> Opti
         .filter(|p| p.is_terminating())
         .filter(|p| ordinal(&m.name, &p.metadata.name).is_none_or(|o| o < desired))
         .collect();
-    if blocking.is_empty() {
-        return None;
-    }
     blocked_finding(
         cluster,
         now,
         Kind::StatefulSet,
-        &m.namespace,
-        &m.name,
+        m,
         blocking,
         Cause::StatefulSetBlocked,
     )

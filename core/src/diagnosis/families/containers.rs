@@ -19,14 +19,17 @@
 //! saying which kind of container it is.
 
 use crate::diagnosis::moment::Moment;
-use crate::model::{ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated};
+use crate::model::{
+    ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated, Time, Waiting,
+};
 
 use crate::diagnosis::classify;
 use crate::diagnosis::classify::ProbeKind;
+use crate::diagnosis::family::family;
 use crate::diagnosis::image_ref::registry_host;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, ProbeFailure, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
 
 use super::pod_finding::{
     events_of, first_seen, has_waiting_container, on_its_node, on_node_since, pod_finding,
@@ -106,17 +109,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "containers",
-    anomalies: &[
-        Anomaly::ContainerCreating,
-        Anomaly::ImagePull,
-        Anomaly::CrashLoop,
-        Anomaly::ContainerConfig,
-    ],
-    metrics: METRICS,
-    diagnose,
-};
+family!("containers": ContainerCreating, ImagePull, CrashLoop, ContainerConfig);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -299,14 +292,17 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
                 .copied()
                 .filter(|e| e.regarding.field_path == kind.field_path(&status.name))
                 .collect();
+            let stuck = Stuck {
+                pod,
+                kind,
+                status,
+                waiting,
+                events: &container_events,
+            };
             let found = match reason {
-                _ if IMAGE_PULL_REASONS.contains(&reason) => {
-                    Some(image_pull(pod, kind, status, &container_events))
-                }
-                "CrashLoopBackOff" => Some(crash_loop(pod, kind, status, &container_events)),
-                _ if CONFIG_REASONS.contains(&reason) => {
-                    Some(container_config(pod, kind, status, &container_events))
-                }
+                _ if IMAGE_PULL_REASONS.contains(&reason) => Some(image_pull(&stuck)),
+                "CrashLoopBackOff" => Some(crash_loop(&stuck)),
+                _ if CONFIG_REASONS.contains(&reason) => Some(container_config(&stuck)),
                 _ => None,
             };
             out.extend(found);
@@ -355,13 +351,38 @@ fn container_creating(
     ))
 }
 
-fn image_pull(
-    pod: &Pod,
+/// A container that waits, in its pod, with the events about it: what the
+/// container diagnoses judge.
+struct Stuck<'a> {
+    pod: &'a Pod,
     kind: ContainerKind,
-    status: &ContainerStatus,
-    events: &[&Event],
-) -> Finding {
-    let waiting = status.state.waiting.clone().unwrap_or_default();
+    status: &'a ContainerStatus,
+    waiting: &'a Waiting,
+    events: &'a [&'a Event],
+}
+
+impl Stuck<'_> {
+    /// The finding about this container.
+    fn finding(
+        &self,
+        cause: Cause,
+        since: Option<Time>,
+        message: String,
+        detail: Detail,
+    ) -> Finding {
+        let container = Some((self.kind, self.status.name.as_str()));
+        pod_finding(self.pod, container, cause, since, message, detail)
+    }
+}
+
+fn image_pull(c: &Stuck) -> Finding {
+    let Stuck {
+        pod,
+        status,
+        waiting,
+        events,
+        ..
+    } = *c;
     let pull_failures: Vec<&Event> = events
         .iter()
         .copied()
@@ -393,16 +414,14 @@ fn image_pull(
         }
     };
     let image = status.image.clone();
-    pod_finding(
-        pod,
-        Some((kind, &status.name)),
+    c.finding(
         Cause::ImagePull(cause),
         first_seen(&pull_failures).or_else(|| on_node_since(pod)),
         message,
         Detail::ImagePull {
             registry: registry_host(&image),
             image,
-            waiting_reason: waiting.reason,
+            waiting_reason: waiting.reason.clone(),
         },
     )
 }
@@ -416,12 +435,14 @@ fn first_non_empty(messages: &[&str]) -> String {
         .to_string()
 }
 
-fn crash_loop(
-    pod: &Pod,
-    kind: ContainerKind,
-    status: &ContainerStatus,
-    events: &[&Event],
-) -> Finding {
+fn crash_loop(c: &Stuck) -> Finding {
+    let Stuck {
+        pod,
+        kind,
+        status,
+        waiting,
+        events,
+    } = *c;
     let last: Option<&Terminated> = status
         .last_state
         .terminated
@@ -430,15 +451,10 @@ fn crash_loop(
     let mut cause = last.map_or(CrashLoopCause::Unknown, |t| {
         classify::last_termination(&t.reason, t.exit_code, &t.message)
     });
-    let waiting = status
-        .state
-        .waiting
-        .as_ref()
-        .map_or("", |w| w.message.as_str());
     let mut message = match last {
         Some(t) if !t.message.is_empty() => t.message.clone(),
         Some(t) => format!("last terminated: {} (exit code {})", t.reason, t.exit_code),
-        None => waiting.to_string(),
+        None => waiting.message.clone(),
     };
     let mut probe_failure = None;
     // An init container runs once, before the app: one that crash-loops
@@ -462,14 +478,8 @@ fn crash_loop(
         probe_failure = kill.failure;
         message = kill.message;
     }
-    let back_offs: Vec<&Event> = events
-        .iter()
-        .copied()
-        .filter(|e| e.reason == "BackOff")
-        .collect();
-    pod_finding(
-        pod,
-        Some((kind, &status.name)),
+    let back_offs = with_reason(events, "BackOff");
+    c.finding(
         Cause::CrashLoop(cause),
         first_seen(&back_offs).or(last.and_then(|t| t.finished_at)),
         message,
@@ -546,27 +556,25 @@ fn probe_kill(last: Option<&Terminated>, events: &[&Event]) -> Option<ProbeKill>
     })
 }
 
-fn container_config(
-    pod: &Pod,
-    kind: ContainerKind,
-    status: &ContainerStatus,
-    events: &[&Event],
-) -> Finding {
-    let waiting = status.state.waiting.clone().unwrap_or_default();
-    let failures: Vec<&Event> = events
-        .iter()
-        .copied()
-        .filter(|e| e.reason == "Failed")
-        .collect();
+fn container_config(c: &Stuck) -> Finding {
+    let waiting = c.waiting;
+    let failures = with_reason(c.events, "Failed");
     let cause = classify::container_config(&waiting.message).unwrap_or(ConfigCause::Other);
-    pod_finding(
-        pod,
-        Some((kind, &status.name)),
+    c.finding(
         Cause::ContainerConfig(cause),
-        first_seen(&failures).or_else(|| on_node_since(pod)),
-        waiting.message,
+        first_seen(&failures).or_else(|| on_node_since(c.pod)),
+        waiting.message.clone(),
         Detail::ContainerConfig {
-            waiting_reason: waiting.reason,
+            waiting_reason: waiting.reason.clone(),
         },
     )
+}
+
+/// The events of `events` with this `reason`.
+fn with_reason<'a>(events: &[&'a Event], reason: &str) -> Vec<&'a Event> {
+    events
+        .iter()
+        .copied()
+        .filter(|e| e.reason == reason)
+        .collect()
 }

@@ -2,17 +2,18 @@
 //! and why: another pod holds its hostPort on the nodes it misses, or (when no
 //! conflict is found) the scheduler's own reasons for its unplaced pods.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, PendingCause, namespace_of,
-};
-use crate::model::{Cluster, DaemonSet, HostPort, Kind, Pod, host_ports};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, PendingCause};
+use crate::model::{Cluster, DaemonSet, HostPort, Kind, Name, Node, Pod, host_ports};
+
+use super::pod_finding::object_finding;
 
 vocabulary! {
     /// Why a DaemonSet covers fewer nodes than it should (anomaly `daemonset_unscheduled`).
@@ -22,12 +23,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "daemonsets",
-    anomalies: &[Anomaly::DaemonSetUnscheduled],
-    metrics: METRICS,
-    diagnose,
-};
+family!("daemonsets": DaemonSetUnscheduled);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -106,19 +102,12 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         .filter(|p| !p.is_terminating())
         .collect();
     let covered: BTreeSet<&str> = pods.iter().map(|p| p.spec.node_name.as_str()).collect();
-    let missing: Vec<_> = eligible
+    let missing: Vec<&Node> = eligible
         .iter()
+        .copied()
         .filter(|n| !covered.contains(n.metadata.name.as_str()))
         .collect();
-    // Daemon pods the scheduler cannot place (DaemonSets scheduled by kube-scheduler, 1.12+).
-    let unschedulable: Vec<(&Pod, std::collections::BTreeMap<PendingCause, u32>)> = pods
-        .iter()
-        .filter(|p| p.spec.node_name.is_empty())
-        .filter_map(|p| {
-            let c = p.status.conditions.pod_scheduled.as_ref()?;
-            Some((*p, classify::scheduler_reasons(c.message()).reasons))
-        })
-        .collect();
+    let unschedulable = unschedulable(&pods);
     let desired = ds.status.desired_number_scheduled;
     let short_of_nodes = (desired as usize) < eligible.len();
     if missing.is_empty() || (!short_of_nodes && unschedulable.is_empty()) {
@@ -126,7 +115,58 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
     }
 
     let wanted: Vec<HostPort> = host_ports(&template.containers, template.host_network);
-    let conflict = missing.iter().find_map(|node| {
+    let conflict = port_conflict(cluster, &wanted, &missing);
+    let gap = daemonset_gap(missing.len(), eligible.len(), desired);
+    let (cause, message) = cause_and_message(conflict.as_ref(), &unschedulable, gap);
+    // When its pods became unschedulable, if they say; else since it exists.
+    let since = unschedulable
+        .iter()
+        .filter_map(|(p, _)| {
+            p.status
+                .conditions
+                .pod_scheduled
+                .as_ref()?
+                .last_transition_time
+        })
+        .min()
+        .or(m.creation_timestamp);
+    Some(object_finding(
+        Kind::DaemonSet,
+        m,
+        Cause::DaemonSetUnscheduled(cause),
+        since,
+        message,
+        Detail::DaemonSet {
+            eligible_nodes: eligible.len(),
+            missing_nodes: missing.len(),
+            desired,
+            conflicting_port: conflict.map(|(port, _, _)| port),
+        },
+    ))
+}
+
+/// A daemon pod the scheduler cannot place, with the scheduler's reasons.
+type Unplaced<'a> = (&'a Pod, BTreeMap<PendingCause, u32>);
+
+/// Daemon pods the scheduler cannot place (DaemonSets scheduled by kube-scheduler, 1.12+).
+fn unschedulable<'a>(pods: &[&'a Pod]) -> Vec<Unplaced<'a>> {
+    pods.iter()
+        .filter(|p| p.spec.node_name.is_empty())
+        .filter_map(|p| {
+            let c = p.status.conditions.pod_scheduled.as_ref()?;
+            Some((*p, classify::scheduler_reasons(c.message()).reasons))
+        })
+        .collect()
+}
+
+/// The first hostPort the DaemonSet wants that a live pod holds on a node it
+/// misses: the port, that pod, and the node.
+fn port_conflict<'a>(
+    cluster: &'a Cluster,
+    wanted: &[HostPort],
+    missing: &[&Node],
+) -> Option<(HostPort, &'a Pod, Name)> {
+    missing.iter().find_map(|node| {
         cluster
             .pods_on_node(&node.metadata.name)
             .filter(|p| !p.status.phase.is_terminal())
@@ -135,29 +175,30 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
                 let port = wanted.iter().find(|w| held.contains(w))?;
                 Some((port.clone(), p, node.metadata.name.clone()))
             })
-    });
+    })
+}
+
+/// A hostPort conflict found (or that the scheduler reports), else what the
+/// scheduler says of the first unplaced pod, else the `gap` alone.
+fn cause_and_message(
+    conflict: Option<&(HostPort, &Pod, Name)>,
+    unschedulable: &[Unplaced<'_>],
+    gap: String,
+) -> (DaemonSetCause, String) {
     let scheduler_says_ports = unschedulable
         .iter()
         .any(|(_, reasons)| reasons.contains_key(&PendingCause::HostPort));
-
-    let (cause, message) = match (&conflict, scheduler_says_ports) {
+    match (conflict, scheduler_says_ports) {
         (Some((port, holder, node)), _) => (
             DaemonSetCause::HostPortConflict,
             format!(
-                "{}; hostPort {}/{} on node {node:?} is held by {}/{}",
-                daemonset_gap(missing.len(), eligible.len(), desired),
-                port.port,
-                port.protocol,
-                holder.metadata.namespace,
-                holder.metadata.name
+                "{gap}; hostPort {}/{} on node {node:?} is held by {}/{}",
+                port.port, port.protocol, holder.metadata.namespace, holder.metadata.name
             ),
         ),
         (None, true) => (
             DaemonSetCause::HostPortConflict,
-            format!(
-                "{}; the scheduler reports no free host port",
-                daemonset_gap(missing.len(), eligible.len(), desired)
-            ),
+            format!("{gap}; the scheduler reports no free host port"),
         ),
         (None, false) => (
             DaemonSetCause::Unknown,
@@ -169,37 +210,8 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
                     .as_ref()
                     .map(|c| c.message().to_string())
                     .unwrap_or_default(),
-                None => daemonset_gap(missing.len(), eligible.len(), desired),
+                None => gap,
             },
         ),
-    };
-    Some(Finding {
-        kind: Kind::DaemonSet,
-        namespace: namespace_of(&m.namespace),
-        name: m.name.to_string(),
-        container: None,
-        container_kind: None,
-        owner: None,
-        node: None,
-        cause: Cause::DaemonSetUnscheduled(cause),
-        // When its pods became unschedulable, if they say; else since it exists.
-        since: unschedulable
-            .iter()
-            .filter_map(|(p, _)| {
-                p.status
-                    .conditions
-                    .pod_scheduled
-                    .as_ref()?
-                    .last_transition_time
-            })
-            .min()
-            .or(m.creation_timestamp),
-        message,
-        detail: Detail::DaemonSet {
-            eligible_nodes: eligible.len(),
-            missing_nodes: missing.len(),
-            desired,
-            conflicting_port: conflict.map(|(port, _, _)| port),
-        },
-    })
+    }
 }

@@ -11,9 +11,10 @@
 use crate::model::{ConditionStatus, Pod, PodCondition};
 
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 
 use super::pod_finding::pod_finding;
 
@@ -35,12 +36,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "evicted",
-    anomalies: &[Anomaly::PodEvicted],
-    metrics: METRICS,
-    diagnose,
-};
+family!("evicted": PodEvicted);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_evicted_pods",

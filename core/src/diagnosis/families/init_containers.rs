@@ -18,9 +18,10 @@ use crate::diagnosis::moment::Moment;
 use crate::model::{ContainerKind, ContainerStatus, Event, Pod, Time};
 
 use crate::diagnosis::classify::{self, ProbeKind};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, ProbeFailure, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
 
 use super::pod_finding::{events_of, first_seen, on_its_node, on_node_since, pod_finding};
 
@@ -34,12 +35,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "init_containers",
-    anomalies: &[Anomaly::InitContainerRunning],
-    metrics: METRICS,
-    diagnose,
-};
+family!("init_containers": InitContainerRunning);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_init_container_running_since_timestamp_seconds",
@@ -192,6 +188,16 @@ mod tests {
         Object::Pod(serde_json::from_str::<Pod>(&json).unwrap())
     }
 
+    /// A pod with the native sidecar `istio-proxy` and then the init
+    /// container `migrate`, in these states.
+    fn meshed(name: &str, sidecar: String, migrate: String) -> Object {
+        pod(
+            name,
+            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
+            &[sidecar, migrate].join(","),
+        )
+    }
+
     fn running(name: &str, since: &str, started: bool, restarts: i32) -> String {
         format!(
             r#"{{"name":"{name}","image":"busybox:1.36","ready":false,"started":{started},
@@ -254,14 +260,10 @@ mod tests {
     #[test]
     fn a_sidecar_whose_startup_probe_fails_names_the_probe() {
         let mut c = Cluster::new();
-        c.apply(pod(
+        c.apply(meshed(
             "meshed",
-            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
-            &[
-                running("istio-proxy", "2024-06-01T00:55:00Z", false, 23),
-                waiting("migrate"),
-            ]
-            .join(","),
+            running("istio-proxy", "2024-06-01T00:55:00Z", false, 23),
+            waiting("migrate"),
         ));
         let event: CoreEvent = serde_json::from_str(
             r#"{"metadata":{"name":"meshed.1","namespace":"shop"},"type":"Warning","reason":"Unhealthy",
@@ -297,14 +299,10 @@ mod tests {
     fn a_started_sidecar_and_finished_init_containers_hold_nothing() {
         let mut c = Cluster::new();
         // The sidecar started, the migration is done: the app is being created.
-        c.apply(pod(
+        c.apply(meshed(
             "ready-to-go",
-            r#"{"name":"istio-proxy","restartPolicy":"Always"},{"name":"migrate"}"#,
-            &[
-                running("istio-proxy", "2024-05-31T23:00:06Z", true, 0),
-                done("migrate"),
-            ]
-            .join(","),
+            running("istio-proxy", "2024-05-31T23:00:06Z", true, 0),
+            done("migrate"),
         ));
         assert!(
             !found(&c)

@@ -22,10 +22,11 @@ use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
 
 use super::terminating::judge as terminating_judge;
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, StuckPod, TerminatingCause, node_of,
+    Anomaly, Cause, Detail, Finding, Input, StuckPod, TerminatingCause, node_of,
 };
 
 vocabulary! {
@@ -69,12 +70,7 @@ const CONDITIONS: &[(&str, NamespaceCause)] = &[
     ),
 ];
 
-pub(super) const FAMILY: Family = Family {
-    name: "namespaces",
-    anomalies: &[Anomaly::NamespaceTerminating],
-    metrics: METRICS,
-    diagnose,
-};
+family!("namespaces": NamespaceTerminating);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -166,6 +162,48 @@ fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: &Moment) -> Vec<Stuck
         .collect()
 }
 
+/// The namespace's stuck pods, the first few by name (and node).
+fn pods_terminating(pods: &[StuckPod]) -> String {
+    let total = pods.len();
+    let named: Vec<String> = pods
+        .iter()
+        .take(NAMED_PODS)
+        .map(|p| match &p.node {
+            Some(node) => format!("{} on node {node} ({})", p.name, p.cause),
+            None => format!("{} ({})", p.name, p.cause),
+        })
+        .collect();
+    let more = match total.saturating_sub(NAMED_PODS) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "{} stuck Terminating past {}: {}{more}",
+        crate::diagnosis::wording::count(total, "pod", "pods"),
+        if total == 1 {
+            "its deadline"
+        } else {
+            "their deadlines"
+        },
+        named.join(", ")
+    )
+}
+
+/// When no condition says why: the namespace's own finalizers, if any.
+fn spec_finalizers(ns: &Namespace) -> (NamespaceCause, String) {
+    if ns.spec.finalizers.is_empty() {
+        (
+            NamespaceCause::Unknown,
+            "no condition explains the deletion yet".to_string(),
+        )
+    } else {
+        (
+            NamespaceCause::NamespaceFinalizer,
+            format!("spec.finalizers: {}", ns.spec.finalizers.join(", ")),
+        )
+    }
+}
+
 fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Finding {
     let active = |type_: &str| {
         ns.condition(type_)
@@ -176,33 +214,8 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
     let discovery = CONDITIONS[..2]
         .iter()
         .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())));
-    let held_by_pods = (discovery.is_none() && !pods.is_empty()).then(|| {
-        let named: Vec<String> = pods
-            .iter()
-            .take(NAMED_PODS)
-            .map(|p| match &p.node {
-                Some(node) => format!("{} on node {node} ({})", p.name, p.cause),
-                None => format!("{} ({})", p.name, p.cause),
-            })
-            .collect();
-        let more = match total.saturating_sub(NAMED_PODS) {
-            0 => String::new(),
-            n => format!(" and {n} more"),
-        };
-        (
-            NamespaceCause::PodsTerminating,
-            format!(
-                "{} stuck Terminating past {}: {}{more}",
-                crate::diagnosis::wording::count(total, "pod", "pods"),
-                if total == 1 {
-                    "its deadline"
-                } else {
-                    "their deadlines"
-                },
-                named.join(", ")
-            ),
-        )
-    });
+    let held_by_pods = (discovery.is_none() && !pods.is_empty())
+        .then(|| (NamespaceCause::PodsTerminating, pods_terminating(&pods)));
     let lost_node = pods
         .iter()
         .find(|p| {
@@ -222,19 +235,7 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
                 .iter()
                 .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())))
         })
-        .unwrap_or_else(|| {
-            if ns.spec.finalizers.is_empty() {
-                (
-                    NamespaceCause::Unknown,
-                    "no condition explains the deletion yet".to_string(),
-                )
-            } else {
-                (
-                    NamespaceCause::NamespaceFinalizer,
-                    format!("spec.finalizers: {}", ns.spec.finalizers.join(", ")),
-                )
-            }
-        });
+        .unwrap_or_else(|| spec_finalizers(ns));
     let remaining_resources = active("NamespaceContentRemaining")
         .map(|c| classify::remaining_resources(&c.message))
         .unwrap_or_default();

@@ -17,9 +17,10 @@
 use crate::model::{Cluster, Pod, PodCondition, Time};
 
 use crate::diagnosis::classify::{self, ProbeKind};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 
 use super::pod_finding::{events_of, has_waiting_container, pod_finding};
 
@@ -37,12 +38,7 @@ vocabulary! {
 /// (the kubelet reports the failures that turn it False just before).
 const EVENT_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
-pub(super) const FAMILY: Family = Family {
-    name: "not_ready",
-    anomalies: &[Anomaly::PodNotReady],
-    metrics: METRICS,
-    diagnose,
-};
+family!("not_ready": PodNotReady);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_not_ready_since_timestamp_seconds",

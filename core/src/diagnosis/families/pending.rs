@@ -6,14 +6,15 @@
 //! cluster serves (`unknown_scheduler`, a typo).
 
 use crate::diagnosis::moment::Moment;
-use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodPhase, Time};
+use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
 
 use crate::diagnosis::classify;
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
 use crate::diagnosis::vocabulary::vocabulary;
 
 use super::pod_finding::{events_of, pod_finding};
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings};
 
 vocabulary! {
     /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
@@ -58,12 +59,7 @@ vocabulary! {
 /// The API server's default `spec.schedulerName`.
 const DEFAULT_SCHEDULER: &str = "default-scheduler";
 
-pub(super) const FAMILY: Family = Family {
-    name: "pending",
-    anomalies: &[Anomaly::PodPending],
-    metrics: METRICS,
-    diagnose,
-};
+family!("pending": PodPending);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -312,89 +308,132 @@ fn judge(
     settings: &Settings,
     schedulers: &mut KnownSchedulers<'_>,
 ) -> Option<Finding> {
-    let created = pod.metadata.creation_timestamp;
-    let finding = |cause, since, message: String, detail| {
-        pod_finding(pod, None, Cause::PodPending(cause), since, message, detail)
-    };
     let scheduled = pod.status.conditions.pod_scheduled.as_ref();
     let gated = scheduled.is_some_and(|c| c.reason() == "SchedulingGated");
     if !pod.spec.scheduling_gates().is_empty() || gated {
-        let gates: Vec<_> = pod
-            .spec
-            .scheduling_gates()
-            .iter()
-            .map(|g| g.name.as_str())
-            .collect();
-        // Gated since the gate was set: at creation, or when the condition says.
-        let since = pending_since(created, scheduled.and_then(|c| c.last_transition_time));
-        let too_long = since.is_some_and(|s| now.waited(s, settings.gated_after));
-        let message = format!("spec.schedulingGates: {}", gates.join(", "));
-        return Some(if too_long {
-            finding(
-                PendingCause::GatedTooLong,
-                since,
-                format!(
-                    "{message}: held {} (longer than --gated-after); the controller that owns each gate has not removed it",
-                    since.map(|s| now.age_of(s)).unwrap_or_default()
-                ),
-                Detail::None,
-            )
-        } else {
-            finding(PendingCause::SchedulingGated, since, message, Detail::None)
-        });
+        return Some(scheduling_gated(pod, scheduled, now, settings));
     }
     match scheduled {
         Some(c) if c.status != ConditionStatus::True => {
-            let mut parsed = classify::scheduler_reasons(c.message());
-            attribute_unnamed_taints(schedulers.cluster, c.message(), &mut parsed.reasons);
-            // Ties go to the first reason in the vocabulary's order.
-            let cause = parsed
-                .reasons
-                .iter()
-                .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
-                .map(|(reason, _)| *reason)
-                .unwrap_or(PendingCause::Other);
-            Some(finding(
-                cause,
-                pending_since(created, c.last_transition_time),
-                c.message().to_string(),
-                Detail::Pending {
-                    reasons: parsed.reasons,
-                    nodes_total: parsed.nodes_total,
-                    pressured_nodes: pressured_nodes(schedulers.cluster, cause),
-                },
-            ))
+            Some(unschedulable(pod, c, schedulers.cluster))
         }
         Some(_) => None,
-        None => {
-            let created = created?;
-            if !now.waited(created, settings.unscheduled_after) {
-                return None;
-            }
-            let age = now.age_of(created);
-            if !pod.spec.resource_claims().is_empty() {
-                let (cause, message) = claims_pending(schedulers.cluster, pod, age);
-                return Some(finding(cause, Some(created), message, Detail::None));
-            }
-            let scheduler = pod.spec.scheduler_name.as_str();
-            Some(if schedulers.serves(scheduler) {
-                finding(
-                    PendingCause::NotScheduled,
-                    Some(created),
-                    format!("no scheduler has set PodScheduled {age} after creation"),
-                    Detail::None,
-                )
-            } else {
-                finding(
-                    PendingCause::UnknownScheduler,
-                    Some(created),
-                    format!(
-                        "spec.schedulerName {scheduler:?} is served by no scheduler in the cluster \
-                         (not default-scheduler, and no pod was bound by it): not scheduled {age} after creation"
-                    ),
-                    Detail::None,
-                )
-            })
-        }
+        None => not_tried(pod, now, settings, schedulers),
     }
+}
+
+fn finding(
+    pod: &Pod,
+    cause: PendingCause,
+    since: Option<Time>,
+    message: String,
+    detail: Detail,
+) -> Finding {
+    pod_finding(pod, None, Cause::PodPending(cause), since, message, detail)
+}
+
+/// Held by its scheduling gates: on purpose, until it lasts longer than
+/// `--gated-after`.
+fn scheduling_gated(
+    pod: &Pod,
+    scheduled: Option<&PodCondition>,
+    now: &Moment,
+    settings: &Settings,
+) -> Finding {
+    let gates: Vec<_> = pod
+        .spec
+        .scheduling_gates()
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    // Gated since the gate was set: at creation, or when the condition says.
+    let created = pod.metadata.creation_timestamp;
+    let since = pending_since(created, scheduled.and_then(|c| c.last_transition_time));
+    let too_long = since.is_some_and(|s| now.waited(s, settings.gated_after));
+    let message = format!("spec.schedulingGates: {}", gates.join(", "));
+    if too_long {
+        finding(
+            pod,
+            PendingCause::GatedTooLong,
+            since,
+            format!(
+                "{message}: held {} (longer than --gated-after); the controller that owns each gate has not removed it",
+                since.map(|s| now.age_of(s)).unwrap_or_default()
+            ),
+            Detail::None,
+        )
+    } else {
+        finding(
+            pod,
+            PendingCause::SchedulingGated,
+            since,
+            message,
+            Detail::None,
+        )
+    }
+}
+
+/// The scheduler tried and could not place it: the reason that excluded the
+/// most nodes.
+fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
+    let mut parsed = classify::scheduler_reasons(c.message());
+    attribute_unnamed_taints(cluster, c.message(), &mut parsed.reasons);
+    // Ties go to the first reason in the vocabulary's order.
+    let cause = parsed
+        .reasons
+        .iter()
+        .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
+        .map(|(reason, _)| *reason)
+        .unwrap_or(PendingCause::Other);
+    finding(
+        pod,
+        cause,
+        pending_since(pod.metadata.creation_timestamp, c.last_transition_time),
+        c.message().to_string(),
+        Detail::Pending {
+            reasons: parsed.reasons,
+            nodes_total: parsed.nodes_total,
+            pressured_nodes: pressured_nodes(cluster, cause),
+        },
+    )
+}
+
+/// No scheduler has tried it, past `--unscheduled-after`: its claims are
+/// not ready, its scheduler does not work, or no scheduler serves it.
+fn not_tried(
+    pod: &Pod,
+    now: &Moment,
+    settings: &Settings,
+    schedulers: &mut KnownSchedulers<'_>,
+) -> Option<Finding> {
+    let created = pod.metadata.creation_timestamp?;
+    if !now.waited(created, settings.unscheduled_after) {
+        return None;
+    }
+    let age = now.age_of(created);
+    if !pod.spec.resource_claims().is_empty() {
+        let (cause, message) = claims_pending(schedulers.cluster, pod, age);
+        return Some(finding(pod, cause, Some(created), message, Detail::None));
+    }
+    let scheduler = pod.spec.scheduler_name.as_str();
+    Some(if schedulers.serves(scheduler) {
+        finding(
+            pod,
+            PendingCause::NotScheduled,
+            Some(created),
+            format!("no scheduler has set PodScheduled {age} after creation"),
+            Detail::None,
+        )
+    } else {
+        finding(
+            pod,
+            PendingCause::UnknownScheduler,
+            Some(created),
+            format!(
+                "spec.schedulerName {scheduler:?} is served by no scheduler in the cluster \
+                 (not default-scheduler, and no pod was bound by it): not scheduled {age} after creation"
+            ),
+            Detail::None,
+        )
+    })
 }

@@ -1,8 +1,9 @@
 //! What the per-pod families share: which pods they look at, the events
-//! about a pod, when a pod reached its node, and the finding about a pod.
+//! about a pod, when a pod reached its node, and the finding about a pod (or
+//! about a controller, for the families that judge those).
 
 use crate::diagnosis::{Cause, Detail, Finding, Owner, namespace_of, node_of};
-use crate::model::{Cluster, ContainerKind, Event, Kind, Pod, Time};
+use crate::model::{Cluster, ContainerKind, Event, Kind, Meta, Pod, Time};
 
 /// Bound to a node, not being deleted, not finished: a pod whose containers
 /// the kubelet is running or trying to run.
@@ -37,14 +38,34 @@ pub(super) fn pod_finding(
     message: String,
     detail: Detail,
 ) -> Finding {
+    let about_pod = object_finding(Kind::Pod, &pod.metadata, cause, since, message, detail);
     Finding {
-        kind: Kind::Pod,
-        namespace: namespace_of(&pod.metadata.namespace),
-        name: pod.metadata.name.to_string(),
         container: container.map(|(_, name)| name.to_string()),
         container_kind: container.map(|(kind, _)| kind),
         node: node_of(&pod.spec.node_name),
         owner: Owner::of(pod),
+        ..about_pod
+    }
+}
+
+/// The finding about a controller (or another object that is not a pod): no
+/// container, no owner, and no node unless the caller names one.
+pub(super) fn object_finding(
+    kind: Kind,
+    meta: &Meta,
+    cause: Cause,
+    since: Option<Time>,
+    message: String,
+    detail: Detail,
+) -> Finding {
+    Finding {
+        kind,
+        namespace: namespace_of(&meta.namespace),
+        name: meta.name.to_string(),
+        container: None,
+        container_kind: None,
+        owner: None,
+        node: None,
         cause,
         since,
         message,

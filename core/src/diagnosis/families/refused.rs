@@ -24,12 +24,13 @@
 use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
 
 use crate::diagnosis::classify::{Refusal, is_refusal_event, refusal};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{
-    Anomaly, Cause, DaemonSetCause, Detail, Family, Finding, Input, namespace_of,
-};
+use crate::diagnosis::{Anomaly, Cause, DaemonSetCause, Detail, Finding, Input};
+
+use super::pod_finding::object_finding;
 
 vocabulary! {
     /// Why the API server refuses a controller's pods (anomaly `pod_create_refused`),
@@ -60,12 +61,7 @@ struct Controller<'a> {
     replica_failure: Option<&'a Condition>,
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "refused",
-    anomalies: &[Anomaly::PodCreateRefused],
-    metrics: METRICS,
-    diagnose,
-};
+family!("refused": PodCreateRefused);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -226,18 +222,13 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         .flatten()
         .filter(|o| o.kind == Kind::Deployment.as_str())
         .map(|o| o.name.clone());
-    Some(Finding {
-        kind: c.kind,
-        namespace: namespace_of(&m.namespace),
-        name: m.name.to_string(),
-        container: None,
-        container_kind: None,
-        owner: None,
-        node: None,
-        cause: Cause::PodCreateRefused(cause),
+    Some(object_finding(
+        c.kind,
+        m,
+        Cause::PodCreateRefused(cause),
         since,
         message,
-        detail: Detail::Refused {
+        Detail::Refused {
             deployment,
             quota,
             resource,
@@ -246,7 +237,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
             desired: c.desired,
             current: c.current,
         },
-    })
+    ))
 }
 
 /// A DaemonSet whose pods the API server refuses misses its nodes for that
@@ -321,6 +312,11 @@ mod tests {
         Object::Event(e.into())
     }
 
+    /// The controller's `FailedCreate` event, first seen at 11:00.
+    fn refused_create(kind: &str, name: &str, message: &str) -> Object {
+        failed_create(kind, name, "FailedCreate", message, "2024-05-01T11:00:00Z")
+    }
+
     fn replica_set(replicas: i32, current: i32, conditions: &str) -> Object {
         object::<crate::model::ReplicaSet>(&format!(
             r#"{{"metadata":{{"name":"web-7d9f8","namespace":"shop","uid":"uid-web-7d9f8",
@@ -330,6 +326,20 @@ mod tests {
     }
 
     const QUOTA: &str = r#"Error creating: pods "web-7d9f8-x2k9p" is forbidden: exceeded quota: compute, requested: limits.memory=2Gi, used: limits.memory=7Gi, limited: limits.memory=8Gi"#;
+
+    /// The StatefulSet `db`, wanting 3 pods and having `current`.
+    fn stateful_set(current: i32) -> Object {
+        object::<crate::model::StatefulSet>(&format!(
+            r#"{{"metadata":{{"name":"db","namespace":"shop","uid":"uid-db"}},
+                "spec":{{"replicas":3}},"status":{{"replicas":{current}}}}}"#
+        ))
+    }
+
+    /// `f` is a refusal for `cause`, since `since`.
+    fn assert_refused(f: &Finding, cause: RefusalCause, since: &str) {
+        assert_eq!(f.cause, Cause::PodCreateRefused(cause));
+        assert_eq!(f.since, Some(since.parse().unwrap()));
+    }
 
     fn refused(cluster: &Cluster) -> Vec<Finding> {
         diagnose(cluster, now())
@@ -342,22 +352,12 @@ mod tests {
     fn a_replica_set_short_of_pods_with_a_refusal_names_its_deployment() {
         let mut c = Cluster::new();
         c.apply(replica_set(3, 1, "[]"));
-        c.apply(failed_create(
-            "ReplicaSet",
-            "web-7d9f8",
-            "FailedCreate",
-            QUOTA,
-            "2024-05-01T11:00:00Z",
-        ));
+        c.apply(refused_create("ReplicaSet", "web-7d9f8", QUOTA));
         let found = refused(&c);
         assert_eq!(found.len(), 1, "{found:#?}");
         let f = &found[0];
         assert_eq!((f.kind, f.name.as_str()), (Kind::ReplicaSet, "web-7d9f8"));
-        assert_eq!(
-            f.cause,
-            Cause::PodCreateRefused(RefusalCause::QuotaExceeded)
-        );
-        assert_eq!(f.since, Some("2024-05-01T11:00:00Z".parse().unwrap()));
+        assert_refused(f, RefusalCause::QuotaExceeded, "2024-05-01T11:00:00Z");
         assert_eq!(f.message, QUOTA);
         match &f.detail {
             Detail::Refused {
@@ -389,13 +389,10 @@ mod tests {
         ));
         let found = refused(&c);
         assert_eq!(found.len(), 1);
-        assert_eq!(
-            found[0].cause,
-            Cause::PodCreateRefused(RefusalCause::ServiceAccountMissing)
-        );
-        assert_eq!(
-            found[0].since,
-            Some("2024-05-01T10:30:00Z".parse().unwrap())
+        assert_refused(
+            &found[0],
+            RefusalCause::ServiceAccountMissing,
+            "2024-05-01T10:30:00Z",
         );
     }
 
@@ -424,14 +421,11 @@ mod tests {
         .unwrap();
         c.apply(Object::Event(newer.into()));
         let found = refused(&c);
-        assert_eq!(
-            found[0].cause,
-            Cause::PodCreateRefused(RefusalCause::WebhookUnreachable)
-        );
         // Since the first refusal still held.
-        assert_eq!(
-            found[0].since,
-            Some("2024-05-01T10:00:00Z".parse().unwrap())
+        assert_refused(
+            &found[0],
+            RefusalCause::WebhookUnreachable,
+            "2024-05-01T10:00:00Z",
         );
         match &found[0].detail {
             Detail::Refused { webhook, .. } => {
@@ -446,18 +440,9 @@ mod tests {
         let mut c = Cluster::new();
         // Has its pods: an old refusal is history.
         c.apply(replica_set(3, 3, "[]"));
-        c.apply(failed_create(
-            "ReplicaSet",
-            "web-7d9f8",
-            "FailedCreate",
-            QUOTA,
-            "2024-05-01T11:00:00Z",
-        ));
+        c.apply(refused_create("ReplicaSet", "web-7d9f8", QUOTA));
         // Short of pods, but only the kubelet's sandbox trouble and no refusal.
-        c.apply(object::<crate::model::StatefulSet>(
-            r#"{"metadata":{"name":"db","namespace":"shop","uid":"uid-db"},
-                "spec":{"replicas":3},"status":{"replicas":2}}"#,
-        ));
+        c.apply(stateful_set(2));
         c.apply(failed_create(
             "StatefulSet",
             "db",
@@ -471,24 +456,12 @@ mod tests {
                 "spec":{"completions":1},"status":{"succeeded":1,
                 "conditions":[{"type":"Complete","status":"True"}]}}"#,
         ));
-        c.apply(failed_create(
-            "Job",
-            "once",
-            "FailedCreate",
-            QUOTA,
-            "2024-05-01T11:00:00Z",
-        ));
+        c.apply(refused_create("Job", "once", QUOTA));
         c.apply(object::<Job>(
             r#"{"metadata":{"name":"paused","namespace":"shop","uid":"uid-paused"},
                 "spec":{"suspend":true}}"#,
         ));
-        c.apply(failed_create(
-            "Job",
-            "paused",
-            "FailedCreate",
-            QUOTA,
-            "2024-05-01T11:00:00Z",
-        ));
+        c.apply(refused_create("Job", "paused", QUOTA));
         assert_eq!(refused(&c), vec![]);
     }
 
@@ -496,49 +469,34 @@ mod tests {
     fn every_kind_is_judged_by_its_own_count() {
         let mut c = Cluster::new();
         let psa = r#"create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true"#;
-        c.apply(object::<crate::model::StatefulSet>(
-            r#"{"metadata":{"name":"db","namespace":"shop","uid":"uid-db"},
-                "spec":{"replicas":3},"status":{"replicas":0}}"#,
-        ));
-        c.apply(failed_create(
-            "StatefulSet",
-            "db",
-            "FailedCreate",
-            psa,
-            "2024-05-01T11:00:00Z",
-        ));
+        c.apply(stateful_set(0));
+        c.apply(refused_create("StatefulSet", "db", psa));
         c.apply(object::<crate::model::DaemonSet>(
             r#"{"metadata":{"name":"agent","namespace":"shop","uid":"uid-agent"},
                 "status":{"desiredNumberScheduled":4,"currentNumberScheduled":1}}"#,
         ));
-        c.apply(failed_create(
+        c.apply(refused_create(
             "DaemonSet",
             "agent",
-            "FailedCreate",
             r#"Error creating: pods "agent-" is forbidden: no providers available to validate pod request"#,
-            "2024-05-01T11:00:00Z",
         ));
         c.apply(object::<Job>(
             r#"{"metadata":{"name":"batch","namespace":"shop","uid":"uid-batch"},
                 "spec":{"completions":4,"parallelism":2},"status":{"active":1,"succeeded":1}}"#,
         ));
-        c.apply(failed_create(
+        c.apply(refused_create(
             "Job",
             "batch",
-            "FailedCreate",
             r#"Error creating: Pod "batch-x2k9p" is invalid: spec.containers[0].image: Required value"#,
-            "2024-05-01T11:00:00Z",
         ));
         c.apply(object::<crate::model::ReplicationController>(
             r#"{"metadata":{"name":"legacy","namespace":"shop","uid":"uid-legacy"},
                 "spec":{"replicas":2},"status":{"replicas":1}}"#,
         ));
-        c.apply(failed_create(
+        c.apply(refused_create(
             "ReplicationController",
             "legacy",
-            "FailedCreate",
             r#"Error creating: pods "legacy-" is forbidden: unable to create new content in namespace shop because it is being terminated"#,
-            "2024-05-01T11:00:00Z",
         ));
         let found: Vec<(Kind, String, &str)> = refused(&c)
             .iter()
@@ -571,12 +529,10 @@ mod tests {
             r#"{"metadata":{"name":"agent","namespace":"shop","uid":"uid-agent"},
                 "spec":{"template":{"spec":{"containers":[{"name":"a"}]}}}}"#,
         ));
-        c.apply(failed_create(
+        c.apply(refused_create(
             "DaemonSet",
             "agent",
-            "FailedCreate",
             r#"Error creating: pods "agent-" is forbidden: error looking up service account shop/agent: serviceaccount "agent" not found"#,
-            "2024-05-01T11:00:00Z",
         ));
         let found = refused(&c);
         assert_eq!(found.len(), 1, "{found:#?}");

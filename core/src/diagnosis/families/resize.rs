@@ -8,9 +8,10 @@
 
 use crate::model::{Pod, PodCondition};
 
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 
 use super::pod_finding::pod_finding;
 
@@ -23,12 +24,7 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "resize",
-    anomalies: &[Anomaly::PodResize],
-    metrics: METRICS,
-    diagnose,
-};
+family!("resize": PodResize);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_resize_since_timestamp_seconds",

@@ -22,12 +22,13 @@ use crate::diagnosis::moment::Moment;
 use crate::model::{Cluster, Kind, Pod, Readiness, Time};
 
 use crate::diagnosis::classify::{self, TerminationEvent};
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{
-    Anomaly, Cause, Detail, Family, Finding, Input, Owner, namespace_of, node_of,
-};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 use crate::model::unix_seconds;
+
+use super::pod_finding::pod_finding;
 
 vocabulary! {
     /// Why a pod is still Terminating (anomaly `pod_terminating`).
@@ -57,31 +58,21 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
             continue;
         };
         let verdict = judge(cluster, pod, now);
-        out.push(Finding {
-            kind: Kind::Pod,
-            namespace: namespace_of(&pod.metadata.namespace),
-            name: pod.metadata.name.to_string(),
-            container: None,
-            container_kind: None,
-            node: node_of(&pod.spec.node_name),
-            owner: Owner::of(pod),
-            cause: Cause::PodTerminating(verdict.cause),
-            since: Some(requested),
-            message: verdict.message,
-            detail: Detail::Terminating {
+        out.push(pod_finding(
+            pod,
+            None,
+            Cause::PodTerminating(verdict.cause),
+            Some(requested),
+            verdict.message,
+            Detail::Terminating {
                 requested,
                 deadline,
             },
-        });
+        ));
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "terminating",
-    anomalies: &[Anomaly::PodTerminating],
-    metrics: METRICS,
-    diagnose,
-};
+family!("terminating": PodTerminating);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -147,7 +138,6 @@ pub(super) struct Verdict<C> {
 
 /// Why `pod`, which has a deletionTimestamp, still exists at `now`.
 pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<TerminatingCause> {
-    let verdict = |cause, message: String| Verdict { cause, message };
     let deadline = pod.metadata.deletion_timestamp.unwrap_or(now.time());
     if !now.reached(deadline) {
         let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
@@ -158,10 +148,10 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<Termi
             .as_ref()
             .map(|c| format!(": {}", c.message()))
             .unwrap_or_default();
-        return verdict(
-            TerminatingCause::Graceful,
-            format!("within its {grace}s grace period until {deadline}{why}"),
-        );
+        return Verdict {
+            cause: TerminatingCause::Graceful,
+            message: format!("within its {grace}s grace period until {deadline}{why}"),
+        };
     }
 
     if let Some(mut lost) = node_lost(cluster, &pod.spec.node_name) {
@@ -173,7 +163,14 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<Termi
         }
         return lost;
     }
+    past_deadline(cluster, pod, deadline)
+}
 
+/// Why a pod past its deadline on a node that can act on it is not gone:
+/// what the kubelet reported since the deletion, its containers, its
+/// finalizers.
+fn past_deadline(cluster: &Cluster, pod: &Pod, deadline: Time) -> Verdict<TerminatingCause> {
+    let verdict = |cause, message: String| Verdict { cause, message };
     // Only what the kubelet reported since this deletion was requested counts.
     let requested = pod.deletion_requested().unwrap_or(deadline);
     let events: Vec<_> = cluster

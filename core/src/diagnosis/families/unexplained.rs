@@ -16,9 +16,10 @@ use jiff::SignedDuration;
 
 use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
 
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Family, Finding, Input, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings};
 
 use super::not_ready::of_finished_job;
 use super::pod_finding::{events_of, on_node_since, pod_finding};
@@ -33,12 +34,7 @@ vocabulary! {
 /// How many warning events the finding quotes.
 const EVENTS_QUOTED: usize = 3;
 
-pub(super) const FAMILY: Family = Family {
-    name: "unexplained",
-    anomalies: &[Anomaly::PodStuck],
-    metrics: METRICS,
-    diagnose,
-};
+family!("unexplained": PodStuck);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_stuck_since_timestamp_seconds",

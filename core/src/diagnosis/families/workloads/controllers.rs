@@ -7,7 +7,7 @@ use super::{
 };
 use crate::diagnosis::families::blocking::ordinal;
 use crate::diagnosis::{Cause, Finding, Input, Owner};
-use crate::model::{DaemonSet, Deployment, Kind, Pod, ReplicaSet, StatefulSet};
+use crate::model::{Cluster, Condition, DaemonSet, Deployment, Kind, Pod, ReplicaSet, StatefulSet};
 
 /// `ReplicaSet "web-7f9d" has timed out progressing.` → `web-7f9d`.
 pub(super) fn named_replica_set(message: &str) -> Option<&str> {
@@ -30,96 +30,40 @@ pub(super) fn rollout_stuck<'a>(
     {
         return None;
     }
-    let cluster = input.cluster;
-    let replica_sets: Vec<_> = cluster.replica_sets_of(d).collect();
     let conditions = &d.status.conditions;
     let deadline = conditions.progress_deadline_exceeded.as_deref();
-    // The ReplicaSet the rollout is about: the one the controller names, else
-    // the newest that wants pods.
-    let named = deadline.and_then(|c| named_replica_set(&c.message));
-    let newest = replica_sets
-        .iter()
-        .filter(|rs| named.is_none_or(|n| *rs.metadata.name == *n))
-        .filter(|rs| named.is_some() || rs.desired_replicas() > 0)
-        .max_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()))
-        .copied();
+    let rollout = Rollout::of(input.cluster, d, deadline);
     // A ReplicaSet the API server refuses pods: that refusal's alert stands
     // for the Deployment.
-    if replica_sets.iter().any(|rs| {
+    if rollout.replica_sets.iter().any(|rs| {
         known
             .explains(Kind::ReplicaSet, &m.namespace, &rs.metadata.name)
             .is_some()
     }) {
         return None;
     }
-    let pods_of = |rs: &'a ReplicaSet| -> Vec<&'a Pod> {
-        let rm = &rs.metadata;
-        cluster
-            .pods_owned_by(Kind::ReplicaSet, &rm.namespace, &rm.name, &rm.uid)
-            .collect()
-    };
     // `unavailableReplicas` is written whenever some are (a count of zero is
     // left out, as is a status the controller never wrote).
     let unavailable = d.status.unavailable_replicas > 0;
-    // Mid-rollout, a surge pod that never becomes Ready leaves the
-    // Deployment's counts whole (the old pods serve): its ReplicaSet's pods
-    // tell.
-    let rollout_short = newest.is_some_and(|rs| {
-        let ready = pods_of(rs)
-            .iter()
-            .filter(|p| !p.is_terminating() && p.is_ready())
-            .count();
-        ready < usize::try_from(rs.desired_replicas()).unwrap_or(0)
-    });
-    if deadline.is_none() && !unavailable && !rollout_short {
+    if deadline.is_none() && !unavailable && !rollout.newest_short() {
         return None;
     }
-    // Its newest ReplicaSet's pods first; for unavailable replicas, every
-    // ReplicaSet's. A pod being deleted is no longer counted nor waited for
-    // (one that is waited for makes a `recreate_blocked` finding instead).
-    let counted = |p: &&Pod| !p.is_terminating();
-    let mut explained = newest.and_then(|rs| {
-        explain(
-            pods_of(rs)
-                .into_iter()
-                .filter(counted)
-                .filter_map(|p| known.of(p)),
-        )
-    });
-    if explained.is_none() && unavailable {
-        explained = explain(
-            replica_sets
-                .iter()
-                .flat_map(|rs| pods_of(rs))
-                .filter(counted)
-                .filter_map(|p| known.of(p)),
-        );
-    }
-    let rs_owner = newest.map(|rs| Owner {
+    let rs_owner = rollout.newest.map(|rs| Owner {
         kind: Kind::ReplicaSet.as_str().to_string(),
         name: rs.metadata.name.to_string(),
     });
-    let explanation = match explained {
+    let explanation = match rollout.explained(known, unavailable) {
         Some(e) if e.covered => return None,
         Some(e) => Explanation {
             since: e.since.or(deadline.and_then(|c| c.last_transition_time)),
             ..e
         },
-        // The controller's own verdict: the deadline at once, a shortage once
-        // it has lasted.
-        None => match (deadline, conditions.unavailable.as_deref()) {
-            (Some(c), _) => controller_only(
-                VerdictCause::ProgressDeadlineExceeded,
-                c.last_transition_time,
-                rs_owner.clone(),
-            ),
-            (None, Some(c)) if long_enough(input, c.last_transition_time) => controller_only(
-                VerdictCause::ReplicasUnavailable,
-                c.last_transition_time,
-                rs_owner.clone(),
-            ),
-            _ => return None,
-        },
+        None => deployment_only(
+            input,
+            deadline,
+            conditions.unavailable.as_deref(),
+            &rs_owner,
+        )?,
     };
     let said = deadline
         .or(conditions.replica_failure.as_deref())
@@ -143,6 +87,103 @@ pub(super) fn rollout_stuck<'a>(
         Cause::RolloutStuck(explanation.cause),
         explanation,
     ))
+}
+
+/// A Deployment's ReplicaSets, and the one its rollout is about.
+struct Rollout<'a> {
+    cluster: &'a Cluster,
+    replica_sets: Vec<&'a ReplicaSet>,
+    /// The one the controller names past its deadline, else the newest that
+    /// wants pods.
+    newest: Option<&'a ReplicaSet>,
+}
+
+impl<'a> Rollout<'a> {
+    fn of(cluster: &'a Cluster, d: &'a Deployment, deadline: Option<&Condition>) -> Self {
+        let replica_sets: Vec<_> = cluster.replica_sets_of(d).collect();
+        let named = deadline.and_then(|c| named_replica_set(&c.message));
+        let newest = replica_sets
+            .iter()
+            .filter(|rs| named.is_none_or(|n| *rs.metadata.name == *n))
+            .filter(|rs| named.is_some() || rs.desired_replicas() > 0)
+            .max_by_key(|rs| (rs.metadata.creation_timestamp, rs.metadata.name.clone()))
+            .copied();
+        Rollout {
+            cluster,
+            replica_sets,
+            newest,
+        }
+    }
+
+    fn pods_of(&self, rs: &'a ReplicaSet) -> Vec<&'a Pod> {
+        let rm = &rs.metadata;
+        self.cluster
+            .pods_owned_by(Kind::ReplicaSet, &rm.namespace, &rm.name, &rm.uid)
+            .collect()
+    }
+
+    /// Mid-rollout, a surge pod that never becomes Ready leaves the
+    /// Deployment's counts whole (the old pods serve): its ReplicaSet's pods
+    /// tell.
+    fn newest_short(&self) -> bool {
+        self.newest.is_some_and(|rs| {
+            let ready = self
+                .pods_of(rs)
+                .iter()
+                .filter(|p| !p.is_terminating() && p.is_ready())
+                .count();
+            ready < usize::try_from(rs.desired_replicas()).unwrap_or(0)
+        })
+    }
+
+    /// What the pods say: its newest ReplicaSet's pods first; for unavailable
+    /// replicas, every ReplicaSet's. A pod being deleted is no longer counted
+    /// nor waited for (one that is waited for makes a `recreate_blocked`
+    /// finding instead).
+    fn explained(&self, known: &Known<'_>, unavailable: bool) -> Option<Explanation> {
+        let counted = |p: &&Pod| !p.is_terminating();
+        let explained = self.newest.and_then(|rs| {
+            explain(
+                self.pods_of(rs)
+                    .into_iter()
+                    .filter(counted)
+                    .filter_map(|p| known.of(p)),
+            )
+        });
+        if explained.is_some() || !unavailable {
+            return explained;
+        }
+        explain(
+            self.replica_sets
+                .iter()
+                .flat_map(|rs| self.pods_of(rs))
+                .filter(counted)
+                .filter_map(|p| known.of(p)),
+        )
+    }
+}
+
+/// The deployment controller's own verdict, when no pod explains: the
+/// deadline at once, a shortage once it has lasted.
+fn deployment_only(
+    input: &Input<'_>,
+    deadline: Option<&Condition>,
+    unavailable: Option<&Condition>,
+    rs_owner: &Option<Owner>,
+) -> Option<Explanation> {
+    match (deadline, unavailable) {
+        (Some(c), _) => Some(controller_only(
+            VerdictCause::ProgressDeadlineExceeded,
+            c.last_transition_time,
+            rs_owner.clone(),
+        )),
+        (None, Some(c)) if long_enough(input, c.last_transition_time) => Some(controller_only(
+            VerdictCause::ReplicasUnavailable,
+            c.last_transition_time,
+            rs_owner.clone(),
+        )),
+        _ => None,
+    }
 }
 
 pub(super) fn update_stuck(

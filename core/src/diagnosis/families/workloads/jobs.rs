@@ -8,7 +8,7 @@ use crate::diagnosis::classify;
 use crate::diagnosis::{
     Cause, CrashLoopCause, Detail, Finding, Input, Owner, namespace_of, node_of,
 };
-use crate::model::{ContainerStatus, Job, Kind, Pod, PodPhase, Time};
+use crate::model::{Condition, ContainerStatus, Job, Kind, Pod, PodPhase, Time};
 
 /// Failed pods by their cause, with when each ended.
 type FailedPods<'a> = BTreeMap<(VerdictCause, &'static str), Vec<(&'a Pod, Option<Time>)>>;
@@ -92,81 +92,109 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Op
     });
     // What the pods say: a finding about one of them, or how the failed ones ended.
     let from_findings = explain(pods.iter().filter_map(|p| known.of(p)));
-    let from_failures = || {
-        let mut by_cause: FailedPods<'_> = BTreeMap::new();
-        for pod in pods.iter().filter(|p| p.status.phase == PodPhase::Failed) {
-            if let Some((cause, pod_cause, _, at)) = failed_pod(pod) {
-                by_cause
-                    .entry((cause, pod_cause))
-                    .or_default()
-                    .push((pod, at));
-            }
-        }
-        let ((cause, pod_cause), group) = by_cause
-            .into_iter()
-            .max_by(|(ka, a), (kb, b)| a.len().cmp(&b.len()).then(kb.cmp(ka)))?;
-        let (pod, at) = group.iter().max_by_key(|(_, at)| *at)?;
-        Some(Explanation {
-            cause,
-            pod_cause: Some(pod_cause),
-            pods: group.len(),
-            example: Some((pod.metadata.name.to_string(), how_it_ended(pod))),
-            covered: false,
-            owner: owner.clone(),
-            node: node_of(&pod.spec.node_name),
-            registry: None,
-            since: *at,
-        })
-    };
-    let subject = |said: String| Subject {
+    match job.status.outcome.failed.as_deref() {
+        Some(failed) => Some(job_failed(job, failed, &pods, from_findings, owner)),
+        None => job_not_completed(input, job, from_findings, owner),
+    }
+}
+
+/// The Job as a verdict's subject, with what its controller said.
+fn subject(job: &Job, said: String) -> Subject<'_> {
+    Subject {
         kind: Kind::Job,
-        namespace: &m.namespace,
-        name: &m.name,
+        namespace: &job.metadata.namespace,
+        name: &job.metadata.name,
         wanted: job.spec.completions.unwrap_or(1),
         ready: job.status.succeeded,
         said,
-    };
-    if let Some(failed) = job.status.outcome.failed.as_deref() {
-        let by_controller = job_reason(&failed.reason);
-        // A failure policy rule or a deadline is the controller's own
-        // decision; a backoff limit is the pods' failures counted.
-        let pods_tell = match by_controller {
-            VerdictCause::BackoffLimitExceeded | VerdictCause::Failed => {
-                from_failures().or(from_findings)
-            }
-            VerdictCause::DeadlineExceeded => from_findings,
-            _ => None,
-        };
-        let explanation = match pods_tell {
-            Some(e) => Explanation {
-                since: failed.last_transition_time.or(e.since),
-                owner: owner.clone(),
-                ..e
-            },
-            None => {
-                let pod_cause = (by_controller == VerdictCause::PodFailurePolicy)
-                    .then(from_failures)
-                    .flatten()
-                    .and_then(|e| e.pod_cause);
-                Explanation {
-                    pod_cause,
-                    ..controller_only(by_controller, failed.last_transition_time, owner)
-                }
-            }
-        };
-        let said = match (failed.reason.as_str(), failed.message.as_str()) {
-            ("", "") => "Failed".to_string(),
-            (reason, "") | ("", reason) => reason.to_string(),
-            (reason, message) => format!("{reason}: {message}"),
-        };
-        return Some(finding(
-            &subject(said),
-            Cause::JobFailed(explanation.cause),
-            explanation,
-        ));
     }
-    // Still active: its pods stuck, or long after it started with nothing
-    // to show.
+}
+
+/// How the failed pods ended, by the cause most of them share (the latest
+/// to end as the example).
+fn from_failures(pods: &[&Pod], owner: &Option<Owner>) -> Option<Explanation> {
+    let mut by_cause: FailedPods<'_> = BTreeMap::new();
+    for pod in pods.iter().filter(|p| p.status.phase == PodPhase::Failed) {
+        if let Some((cause, pod_cause, _, at)) = failed_pod(pod) {
+            by_cause
+                .entry((cause, pod_cause))
+                .or_default()
+                .push((pod, at));
+        }
+    }
+    let ((cause, pod_cause), group) = by_cause
+        .into_iter()
+        .max_by(|(ka, a), (kb, b)| a.len().cmp(&b.len()).then(kb.cmp(ka)))?;
+    let (pod, at) = group.iter().max_by_key(|(_, at)| *at)?;
+    Some(Explanation {
+        cause,
+        pod_cause: Some(pod_cause),
+        pods: group.len(),
+        example: Some((pod.metadata.name.to_string(), how_it_ended(pod))),
+        covered: false,
+        owner: owner.clone(),
+        node: node_of(&pod.spec.node_name),
+        registry: None,
+        since: *at,
+    })
+}
+
+/// `job_failed`: the controller failed the Job (its Failed or FailureTarget
+/// condition).
+fn job_failed(
+    job: &Job,
+    failed: &Condition,
+    pods: &[&Pod],
+    from_findings: Option<Explanation>,
+    owner: Option<Owner>,
+) -> Finding {
+    let by_controller = job_reason(&failed.reason);
+    // A failure policy rule or a deadline is the controller's own
+    // decision; a backoff limit is the pods' failures counted.
+    let pods_tell = match by_controller {
+        VerdictCause::BackoffLimitExceeded | VerdictCause::Failed => {
+            from_failures(pods, &owner).or(from_findings)
+        }
+        VerdictCause::DeadlineExceeded => from_findings,
+        _ => None,
+    };
+    let explanation = match pods_tell {
+        Some(e) => Explanation {
+            since: failed.last_transition_time.or(e.since),
+            owner: owner.clone(),
+            ..e
+        },
+        None => {
+            let pod_cause = (by_controller == VerdictCause::PodFailurePolicy)
+                .then(|| from_failures(pods, &owner))
+                .flatten()
+                .and_then(|e| e.pod_cause);
+            Explanation {
+                pod_cause,
+                ..controller_only(by_controller, failed.last_transition_time, owner)
+            }
+        }
+    };
+    let said = match (failed.reason.as_str(), failed.message.as_str()) {
+        ("", "") => "Failed".to_string(),
+        (reason, "") | ("", reason) => reason.to_string(),
+        (reason, message) => format!("{reason}: {message}"),
+    };
+    finding(
+        &subject(job, said),
+        Cause::JobFailed(explanation.cause),
+        explanation,
+    )
+}
+
+/// `job_not_completed`: still active, its pods stuck, or long after it
+/// started with nothing to show.
+fn job_not_completed(
+    input: &Input<'_>,
+    job: &Job,
+    from_findings: Option<Explanation>,
+    owner: Option<Owner>,
+) -> Option<Finding> {
     if job.status.outcome.over || job.status.active == 0 {
         return None;
     }
@@ -192,7 +220,7 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Op
         None => String::new(),
     };
     Some(finding(
-        &subject(said),
+        &subject(job, said),
         Cause::JobNotCompleted(explanation.cause),
         explanation,
     ))

@@ -22,10 +22,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, CrashLoopCause, Detail, Family, Finding, Input, Owner, Scope, namespace_of,
+    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, namespace_of,
 };
 use crate::model::{Kind, Pod, Time};
 
@@ -62,19 +63,14 @@ vocabulary! {
     }
 }
 
-pub(super) const FAMILY: Family = Family {
-    name: "workloads",
-    anomalies: &[
-        Anomaly::RolloutStuck,
-        Anomaly::StatefulSetUpdateStuck,
-        Anomaly::DaemonSetRolloutStuck,
-        Anomaly::JobFailed,
-        Anomaly::JobNotCompleted,
-        Anomaly::PodFailed,
-    ],
-    metrics: METRICS,
-    diagnose,
-};
+family!(
+    "workloads": RolloutStuck,
+    StatefulSetUpdateStuck,
+    DaemonSetRolloutStuck,
+    JobFailed,
+    JobNotCompleted,
+    PodFailed,
+);
 
 /// `[owner_kind, owner_name, node, registry, cause, pod_cause]` of a verdict:
 /// the controller whose pods explain it (so that its alert stands for theirs),
