@@ -64,16 +64,7 @@ pub async fn wait_until<T>(
     diagnostics: impl Fn() -> String,
     mut check: impl FnMut() -> Option<T>,
 ) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        if start.elapsed() > timeout {
-            panic!("timed out waiting for {what}\n{}", diagnostics());
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    wait_until_async(what, timeout, diagnostics, async || check()).await
 }
 
 /// [`wait_until`] for a check that has to await (an HTTP request).
