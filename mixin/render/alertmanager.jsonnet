@@ -23,7 +23,7 @@ local s = c.severities;
   # Running the kubernetes-mixin too? Add alerts/kubernetes-mixin-inhibitions.yaml's
   # rules to inhibit_rules below.
   #
-  # The end-to-end tests (tests/process/end_to_end.rs, tests/process/incident_replay.rs) run this
+  # The end-to-end tests (tests/process/end_to_end.rs, tests/process/incident_replay/) run this
   # file, rewritten only in its webhook URLs and its group_wait/group_interval.
 ||| % { page: s.page, ticket: s.ticket, info: s.info, cluster: c.clusterLabel }
 + yaml.manifest({

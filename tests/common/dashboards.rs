@@ -2,7 +2,7 @@
 //! PromQL query they run, with Grafana's variables replaced so that a plain
 //! Prometheus can evaluate them.
 //!
-//! Used by the dashboard lint (`tests/pure/dashboards.rs`) and by end-to-end tests that
+//! Used by the dashboard lint (`tests/pure/dashboards/`) and by end-to-end tests that
 //! run every query against a real Prometheus.
 
 #![allow(dead_code)]

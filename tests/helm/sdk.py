@@ -1,4 +1,4 @@
-"""Renders and lints the chart with Helm's own Go SDK, for tests/artifacts/helm.rs.
+"""Renders and lints the chart with Helm's own Go SDK, for tests/artifacts/helm/.
 
 helm-python-sdk (PyPI) binds Helm v4's SDK, so no helm binary is needed;
 scripts/test installs it, pinned, into the virtual environment it also installs

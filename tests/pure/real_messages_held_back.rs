@@ -6,7 +6,7 @@
 //! scheduler's list of them, so the set is no longer blind to that one row;
 //! nothing else was tuned on it. The test prints the accuracy per family with
 //! the misses and holds the total at what it is now, so a change that loses
-//! ground shows here. Quoting rules as in `tests/pure/real_messages.rs`.
+//! ground shows here. Quoting rules as in `tests/pure/real_messages/mod.rs`.
 
 use crate::held_back::Scores;
 use kube_lifecycle_exporter::diagnosis::classify::{

@@ -2,7 +2,7 @@
 //! the kubelet's `Unhealthy` events, and evicted or rejected pods' status
 //! reason and message.
 //!
-//! Quoting rules as in `tests/pure/real_messages.rs`: every message is quoted from
+//! Quoting rules as in `tests/pure/real_messages/mod.rs`: every message is quoted from
 //! the public issue or pull request next to it; where it was cut, it is cut
 //! where its poster cut it; a message a terminal or YAML folded over lines is
 //! joined back with one space.

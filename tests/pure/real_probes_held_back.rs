@@ -10,7 +10,7 @@
 //! than its status code (kubernetes/kubernetes#17487), read as an exec
 //! command's output. The prober now reads an HTML page as an HTTP answer
 //! (`http_status`); that row is therefore no longer held back.
-//! Quoting rules as in `tests/pure/real_messages.rs`.
+//! Quoting rules as in `tests/pure/real_messages/mod.rs`.
 
 use crate::held_back::Scores;
 use kube_lifecycle_exporter::diagnosis::classify::{ProbeKind, eviction, probe_event, probe_kill};

@@ -2,7 +2,7 @@
 //! controller's `FailedCreate` event, a ReplicaSet's `ReplicaFailure`
 //! condition, or the same API server error as kubectl printed it.
 //!
-//! Quoting rules as in `tests/pure/real_messages.rs`: every message is quoted from
+//! Quoting rules as in `tests/pure/real_messages/mod.rs`: every message is quoted from
 //! the public issue, pull request or page next to it; where it was cut, it is
 //! cut where its poster cut it; markdown markup around it is dropped, a message
 //! a terminal or YAML folded over lines is joined back with one space (said

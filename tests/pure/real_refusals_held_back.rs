@@ -6,7 +6,7 @@
 //! first run, after the classifier was finished, named the right cause for
 //! 45 of 45. The test prints the accuracy per family with the misses, and
 //! holds the bar of issue 18: at least 97% overall and 90% in every family.
-//! Quoting rules as in `tests/pure/real_messages.rs`.
+//! Quoting rules as in `tests/pure/real_messages/mod.rs`.
 
 use crate::held_back::Scores;
 use kube_lifecycle_exporter::diagnosis::RefusalCause;

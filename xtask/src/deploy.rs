@@ -2,7 +2,7 @@
 //! `alerts/`, the dashboard ConfigMaps from `dashboards/`, and the all-in-one file
 //! from the kustomize base. Text in, text out, so comments and layout survive.
 //!
-//! `cargo xtask generate` writes them; tests/artifacts/deploy.rs includes this file too, for
+//! `cargo xtask generate` writes them; tests/artifacts/deploy/ includes this file too, for
 //! its names and constants.
 
 use super::kustomize;

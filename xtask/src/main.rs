@@ -19,7 +19,7 @@
 //! file `linguist-generated`.
 
 mod deploy;
-// The kustomize order and YAML documents, shared with tests/artifacts/deploy.rs.
+// The kustomize order and YAML documents, shared with tests/artifacts/deploy/.
 #[allow(dead_code)]
 #[path = "../../tests/deploy/kustomize.rs"]
 mod kustomize;

@@ -53,7 +53,7 @@ pub const VERBS: [&str; 2] = ["list", "watch"];
 
 /// The (API group, resource) pairs the exporter reads, as RBAC rules spell them
 /// (`""` is the core group). The ClusterRole in `deploy/` grants [`VERBS`] on
-/// exactly these; tests/artifacts/deploy.rs checks it.
+/// exactly these; tests/artifacts/deploy/cluster_role.rs checks it.
 pub fn watched_resources() -> Vec<(&'static str, &'static str)> {
     Kind::watch_order()
         .map(|kind| (kind.group(), kind.plural()))
