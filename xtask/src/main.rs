@@ -135,146 +135,160 @@ fn generate(root: &Path) -> Result<Outputs> {
         Ok((json, CATALOGUE.to_string()))
     })?;
 
-    let dashboards = stage("mixin", || {
-        let mixin::Rendered { files, dashboards } = mixin::render(root, &catalogue)?;
-        let rendered: BTreeSet<String> = dashboards
-            .iter()
-            .map(|(name, _)| format!("dashboards/{name}"))
-            .collect();
-        for stale in outputs.list("dashboards", ".json")? {
-            if !rendered.contains(&stale) {
-                outputs.remove(&stale);
-            }
-        }
-        for (path, text) in &files {
-            outputs.generated(path, text.clone());
-        }
-        for (name, text) in &dashboards {
-            outputs.generated(&format!("dashboards/{name}"), text.clone());
-        }
-        let summary = format!(
-            "{} files of alerts/ and deploy/overlays/, {} of dashboards/ (jsonnet)",
-            files.len(),
-            dashboards.len()
-        );
-        Ok((dashboards, summary))
-    })?;
-
-    stage("deploy", || {
-        let rule = deploy::prometheus_rule(&outputs.read(deploy::RULES)?);
-        let configmaps = deploy::dashboards(&dashboards);
-        let kustomization = "deploy/base/kustomization.yaml";
-        let parsed: serde_json::Value = serde_saphyr::from_str(&outputs.read(kustomization)?)
-            .with_context(|| format!("{kustomization}: not YAML"))?;
-        let resources = parsed["resources"]
-            .as_array()
-            .with_context(|| format!("{kustomization}: no resources"))?;
-        let mut files = Vec::new();
-        for resource in resources {
-            let file = format!(
-                "deploy/base/{}",
-                resource.as_str().context("a resource is a file name")?
-            );
-            let text = match file.as_str() {
-                deploy::PROMETHEUS_RULE => rule.clone(),
-                deploy::DASHBOARDS => configmaps.clone(),
-                _ => outputs.read(&file)?,
-            };
-            files.push((file, text));
-        }
-        // The all-in-one file is what `kubectl apply -k deploy` applies: no operator kinds.
-        files.retain(|(file, _)| !deploy::OPERATOR_FILES.contains(&file.as_str()));
-        let all_in_one = deploy::all_in_one(&files);
-        outputs.generated(deploy::PROMETHEUS_RULE, rule);
-        outputs.generated(deploy::DASHBOARDS, configmaps);
-        outputs.generated(deploy::ALL_IN_ONE, all_in_one);
-        Ok(((), "3 files of deploy/".to_string()))
-    })?;
-
-    stage("helm", || {
-        outputs.generated(CHART_RULES, outputs.read(deploy::RULES)?);
-        let copies: BTreeSet<String> = dashboards
-            .iter()
-            .map(|(name, _)| format!("{CHART_DASHBOARDS}/{name}"))
-            .collect();
-        for stale in outputs.list(CHART_DASHBOARDS, ".json")? {
-            if !copies.contains(&stale) {
-                outputs.remove(&stale);
-            }
-        }
-        for (name, text) in &dashboards {
-            outputs.generated(&format!("{CHART_DASHBOARDS}/{name}"), text.clone());
-        }
-        // The image tag defaults to the appVersion: the crate's version, the tag
-        // deploy/ and the Dockerfile's instructions use.
-        let chart_yaml = format!("{CHART}/Chart.yaml");
-        let app_version = format!("appVersion: \"{}\"", crate_version(&outputs)?);
-        let text = outputs.read(&chart_yaml)?;
-        if !text.lines().any(|l| l.starts_with("appVersion:")) {
-            bail!("{chart_yaml} has no appVersion line");
-        }
-        let updated: Vec<&str> = text
-            .lines()
-            .map(|l| {
-                if l.starts_with("appVersion:") {
-                    app_version.as_str()
-                } else {
-                    l
-                }
-            })
-            .collect();
-        outputs.edited(&chart_yaml, updated.join("\n") + "\n");
-        Ok((
-            (),
-            format!(
-                "{} files of {CHART}/files/, the appVersion of Chart.yaml",
-                1 + dashboards.len()
-            ),
-        ))
-    })?;
-
-    stage("docs", || {
-        let blocks = doc_blocks::blocks();
-        for block in &blocks {
-            let text = outputs.read(block.path)?;
-            let updated =
-                doc_blocks::replace(&text, block.name, &block.text).with_context(|| {
-                    format!(
-                        "{} has no block `{}` (add the BEGIN/END GENERATED markers)",
-                        block.path, block.name
-                    )
-                })?;
-            outputs.edited(block.path, updated);
-        }
-        let readme = outputs.read("README.md")?;
-        let listed = doc_blocks::replace(&readme, "layout", &layout::source_files(root)?)
-            .context("README.md has no block `layout` (add the BEGIN/END GENERATED markers)")?;
-        outputs.edited("README.md", listed);
-        // A marked block nothing generates would never be updated.
-        let mut known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
-        known.insert(("README.md", "layout"));
-        for path in markdown_files(root)? {
-            let text = outputs.read(&path)?;
-            for marker in text.split("<!-- BEGIN GENERATED: ").skip(1) {
-                let name = marker.split(" -->").next().unwrap_or_default();
-                if !known.contains(&(path.as_str(), name)) {
-                    bail!(
-                        "{path}: block `{name}` is generated by nothing (add it to doc_blocks::blocks)"
-                    );
-                }
-            }
-        }
-        let documents: BTreeSet<&str> = blocks.iter().map(|b| b.path).collect();
-        Ok((
-            (),
-            format!(
-                "{} blocks of {}, the layout of README.md",
-                blocks.len(),
-                documents.into_iter().collect::<Vec<_>>().join(", ")
-            ),
-        ))
-    })?;
+    let dashboards = stage("mixin", || render_mixin(root, &catalogue, &mut outputs))?;
+    stage("deploy", || write_deploy(&mut outputs, &dashboards))?;
+    stage("helm", || copy_to_chart(&mut outputs, &dashboards))?;
+    stage("docs", || write_doc_blocks(root, &mut outputs))?;
     Ok(outputs)
+}
+
+/// The mixin rendered by jsonnet into alerts/, dashboards/ and the overlays;
+/// the dashboards by name, for the stages after it.
+fn render_mixin(
+    root: &Path,
+    catalogue: &str,
+    outputs: &mut Outputs,
+) -> Result<(Vec<(String, String)>, String)> {
+    let mixin::Rendered { files, dashboards } = mixin::render(root, catalogue)?;
+    let rendered: BTreeSet<String> = dashboards
+        .iter()
+        .map(|(name, _)| format!("dashboards/{name}"))
+        .collect();
+    for stale in outputs.list("dashboards", ".json")? {
+        if !rendered.contains(&stale) {
+            outputs.remove(&stale);
+        }
+    }
+    for (path, text) in &files {
+        outputs.generated(path, text.clone());
+    }
+    for (name, text) in &dashboards {
+        outputs.generated(&format!("dashboards/{name}"), text.clone());
+    }
+    let summary = format!(
+        "{} files of alerts/ and deploy/overlays/, {} of dashboards/ (jsonnet)",
+        files.len(),
+        dashboards.len()
+    );
+    Ok((dashboards, summary))
+}
+
+/// deploy/'s PrometheusRule and dashboard ConfigMaps, and the all-in-one file
+/// made of the base.
+fn write_deploy(outputs: &mut Outputs, dashboards: &[(String, String)]) -> Result<((), String)> {
+    let rule = deploy::prometheus_rule(&outputs.read(deploy::RULES)?);
+    let configmaps = deploy::dashboards(dashboards);
+    let kustomization = "deploy/base/kustomization.yaml";
+    let parsed: serde_json::Value = serde_saphyr::from_str(&outputs.read(kustomization)?)
+        .with_context(|| format!("{kustomization}: not YAML"))?;
+    let resources = parsed["resources"]
+        .as_array()
+        .with_context(|| format!("{kustomization}: no resources"))?;
+    let mut files = Vec::new();
+    for resource in resources {
+        let file = format!(
+            "deploy/base/{}",
+            resource.as_str().context("a resource is a file name")?
+        );
+        let text = match file.as_str() {
+            deploy::PROMETHEUS_RULE => rule.clone(),
+            deploy::DASHBOARDS => configmaps.clone(),
+            _ => outputs.read(&file)?,
+        };
+        files.push((file, text));
+    }
+    // The all-in-one file is what `kubectl apply -k deploy` applies: no operator kinds.
+    files.retain(|(file, _)| !deploy::OPERATOR_FILES.contains(&file.as_str()));
+    let all_in_one = deploy::all_in_one(&files);
+    outputs.generated(deploy::PROMETHEUS_RULE, rule);
+    outputs.generated(deploy::DASHBOARDS, configmaps);
+    outputs.generated(deploy::ALL_IN_ONE, all_in_one);
+    Ok(((), "3 files of deploy/".to_string()))
+}
+
+/// The chart's copies of the rule pack and the dashboards, and its appVersion.
+fn copy_to_chart(outputs: &mut Outputs, dashboards: &[(String, String)]) -> Result<((), String)> {
+    outputs.generated(CHART_RULES, outputs.read(deploy::RULES)?);
+    let copies: BTreeSet<String> = dashboards
+        .iter()
+        .map(|(name, _)| format!("{CHART_DASHBOARDS}/{name}"))
+        .collect();
+    for stale in outputs.list(CHART_DASHBOARDS, ".json")? {
+        if !copies.contains(&stale) {
+            outputs.remove(&stale);
+        }
+    }
+    for (name, text) in dashboards {
+        outputs.generated(&format!("{CHART_DASHBOARDS}/{name}"), text.clone());
+    }
+    // The image tag defaults to the appVersion: the crate's version, the tag
+    // deploy/ and the Dockerfile's instructions use.
+    let chart_yaml = format!("{CHART}/Chart.yaml");
+    let app_version = format!("appVersion: \"{}\"", crate_version(outputs)?);
+    let text = outputs.read(&chart_yaml)?;
+    if !text.lines().any(|l| l.starts_with("appVersion:")) {
+        bail!("{chart_yaml} has no appVersion line");
+    }
+    let updated: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("appVersion:") {
+                app_version.as_str()
+            } else {
+                l
+            }
+        })
+        .collect();
+    outputs.edited(&chart_yaml, updated.join("\n") + "\n");
+    Ok((
+        (),
+        format!(
+            "{} files of {CHART}/files/, the appVersion of Chart.yaml",
+            1 + dashboards.len()
+        ),
+    ))
+}
+
+/// The generated blocks of the documentation and the README's file list.
+fn write_doc_blocks(root: &Path, outputs: &mut Outputs) -> Result<((), String)> {
+    let blocks = doc_blocks::blocks();
+    for block in &blocks {
+        let text = outputs.read(block.path)?;
+        let updated = doc_blocks::replace(&text, block.name, &block.text).with_context(|| {
+            format!(
+                "{} has no block `{}` (add the BEGIN/END GENERATED markers)",
+                block.path, block.name
+            )
+        })?;
+        outputs.edited(block.path, updated);
+    }
+    let readme = outputs.read("README.md")?;
+    let listed = doc_blocks::replace(&readme, "layout", &layout::source_files(root)?)
+        .context("README.md has no block `layout` (add the BEGIN/END GENERATED markers)")?;
+    outputs.edited("README.md", listed);
+    // A marked block nothing generates would never be updated.
+    let mut known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
+    known.insert(("README.md", "layout"));
+    for path in markdown_files(root)? {
+        let text = outputs.read(&path)?;
+        for marker in text.split("<!-- BEGIN GENERATED: ").skip(1) {
+            let name = marker.split(" -->").next().unwrap_or_default();
+            if !known.contains(&(path.as_str(), name)) {
+                bail!(
+                    "{path}: block `{name}` is generated by nothing (add it to doc_blocks::blocks)"
+                );
+            }
+        }
+    }
+    let documents: BTreeSet<&str> = blocks.iter().map(|b| b.path).collect();
+    Ok((
+        (),
+        format!(
+            "{} blocks of {}, the layout of README.md",
+            blocks.len(),
+            documents.into_iter().collect::<Vec<_>>().join(", ")
+        ),
+    ))
 }
 
 /// Runs one stage, printing its name, time and what it made.
