@@ -196,15 +196,11 @@ impl Scenario {
     /// Polls `check` every 250 ms until it holds; fails after [`BOUND`] naming
     /// `what`, with the exporter's logs.
     async fn wait_for(&self, what: &str, check: impl AsyncFn(&Scenario) -> bool) {
-        let start = Instant::now();
-        while !check(self).await {
-            assert!(
-                start.elapsed() < BOUND,
-                "timed out after {BOUND:?} waiting for {what}\nlogs:\n{}",
-                self.exporter.logs().join("\n")
-            );
-            tokio::time::sleep(Duration::from_millis(250)).await;
-        }
+        let logs = || format!("logs:\n{}", self.exporter.logs().join("\n"));
+        common::daemons::wait_until_async(what, BOUND, logs, async || {
+            check(self).await.then_some(())
+        })
+        .await
     }
 
     /// Waits until the fake API server has answered a watch of `plural` among
