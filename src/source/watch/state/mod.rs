@@ -129,7 +129,6 @@ impl LiveState {
     }
 
     /// How many lists are under way now.
-    #[cfg(test)]
     pub(crate) fn lists_under_way(&self) -> usize {
         self.lists_under_way
             .load(std::sync::atomic::Ordering::Relaxed)
@@ -137,10 +136,7 @@ impl LiveState {
 
     /// Every watch has listed, and no list is under way.
     fn settled(&self) -> bool {
-        self.lists_under_way
-            .load(std::sync::atomic::Ordering::Relaxed)
-            == 0
-            && self.readiness().iter().all(|(_, ready)| *ready)
+        self.lists_under_way() == 0 && self.readiness().iter().all(|(_, ready)| *ready)
     }
 
     /// Reads take findings judged a while ago, at most as stale as
@@ -155,11 +151,8 @@ impl LiveState {
     /// model (or, with a freshness, were judged recently enough), else judged
     /// now.
     pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Finding>> {
-        let listing = self
-            .lists_under_way
-            .load(std::sync::atomic::Ordering::Relaxed)
-            > 0;
-        self.kept.read(now, listing, || self.judge(now))
+        self.kept
+            .read(now, self.lists_under_way() > 0, || self.judge(now))
     }
 
     /// The model judged at `now`, with the count of changes it had seen and
