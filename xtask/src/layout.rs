@@ -2,7 +2,7 @@
 //! its core, and each file with the first sentence of the `//!` that opens it,
 //! so the list cannot miss a file or describe one that is gone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -18,13 +18,9 @@ pub(crate) fn source_files(root: &Path) -> Result<String> {
         let mut folders = Vec::new();
         folders_of(&root.join(tree), &mut folders)?;
         folders.sort();
-        for folder in folders {
+        for (folder, mut files) in folders {
             let shown = crate::relative(root, &folder)?;
             text.push_str(&format!("- `{shown}/`\n"));
-            let mut files: Vec<_> = std::fs::read_dir(&folder)?
-                .map(|e| e.map(|e| e.path()))
-                .collect::<Result<_, _>>()?;
-            files.retain(|p| p.extension().is_some_and(|e| e == "rs"));
             files.sort();
             for file in files {
                 let source = std::fs::read_to_string(&file)
@@ -44,19 +40,20 @@ pub(crate) fn source_files(root: &Path) -> Result<String> {
     Ok(text)
 }
 
-/// `dir` and every folder below it that holds Rust source.
-fn folders_of(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
-    let mut holds_source = false;
+/// `dir` and every folder below it that holds Rust source, each with its
+/// Rust files.
+fn folders_of(dir: &Path, out: &mut Vec<(PathBuf, Vec<PathBuf>)>) -> Result<()> {
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
         if path.is_dir() {
             folders_of(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "rs") {
-            holds_source = true;
+            files.push(path);
         }
     }
-    if holds_source {
-        out.push(dir.to_path_buf());
+    if !files.is_empty() {
+        out.push((dir.to_path_buf(), files));
     }
     Ok(())
 }
