@@ -8,7 +8,6 @@ pub(crate) mod runbooks;
 pub(crate) mod tls;
 pub(crate) mod web_config;
 
-use crate::diagnosis::Finding;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,6 +17,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
+use crate::diagnosis::Finding;
 use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
 use crate::source::watch::{Connection, LiveState};
 

@@ -18,15 +18,13 @@
 //!    not issued its final delete (volumes or cgroups not reclaimed);
 //! 7. `unknown`: none of the above (a pod never bound to a node).
 
-use crate::diagnosis::moment::Moment;
-use crate::model::{Cluster, Kind, Pod, Readiness, Time};
-
 use crate::diagnosis::classify::{self, TerminationEvent};
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
+use crate::diagnosis::moment::Moment;
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
-use crate::model::unix_seconds;
+use crate::model::{Cluster, Kind, Pod, Readiness, Time, unix_seconds};
 
 use super::pod_finding::pod_finding;
 
