@@ -12,11 +12,14 @@ use super::meta::{ObjectKey, Time};
 /// Events kept per object: enough to see the latest of each reason.
 pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
 
+/// The object events are about: namespace, kind, name.
+pub(super) type Subject = (String, String, String);
+
 /// Warning events, indexed by the object they are about.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct EventStore {
-    by_subject: BTreeMap<(String, String, String), Vec<Event>>,
-    subject_of: HashMap<ObjectKey, (String, String, String)>,
+    by_subject: BTreeMap<Subject, Vec<Event>>,
+    subject_of: HashMap<ObjectKey, Subject>,
 }
 
 /// A Normal `Killing` event that names a failed probe.
@@ -25,7 +28,7 @@ fn is_probe_kill(event: &Event) -> bool {
 }
 
 impl EventStore {
-    fn subject(event: &Event) -> (String, String, String) {
+    fn subject(event: &Event) -> Subject {
         let r = &event.regarding;
         let namespace = if r.namespace.is_empty() {
             event.key.namespace.to_string()
@@ -35,8 +38,10 @@ impl EventStore {
         (namespace, r.kind.clone(), r.name.clone())
     }
 
-    pub(super) fn apply(&mut self, event: Event) {
-        self.delete(&event.key);
+    /// Keeps `event` (replacing the one of its name); `touched` hears of each
+    /// object whose events changed.
+    pub(super) fn apply(&mut self, event: Event, touched: &mut impl FnMut(&Subject)) {
+        self.delete(&event.key, touched);
         // The diagnosis reads warnings, and of Normal events only the kubelet's
         // probe kills (`Killing`: "Container x failed liveness probe, will be
         // restarted"), which a dump carries; the live watcher asks for
@@ -45,6 +50,7 @@ impl EventStore {
             return;
         }
         let subject = Self::subject(&event);
+        touched(&subject);
         self.subject_of.insert(event.key.clone(), subject.clone());
         let list = self.by_subject.entry(subject).or_default();
         list.push(event);
@@ -62,10 +68,11 @@ impl EventStore {
         }
     }
 
-    pub(super) fn delete(&mut self, key: &ObjectKey) {
+    pub(super) fn delete(&mut self, key: &ObjectKey, touched: &mut impl FnMut(&Subject)) {
         let Some(subject) = self.subject_of.remove(key) else {
             return;
         };
+        touched(&subject);
         if let Some(list) = self.by_subject.get_mut(&subject) {
             list.retain(|e| &e.key != key);
             if list.is_empty() {
@@ -81,9 +88,10 @@ impl EventStore {
     }
 
     /// Forget events last seen before `cutoff`.
-    pub(super) fn prune(&mut self, cutoff: Time) {
+    pub(super) fn prune(&mut self, cutoff: Time, touched: &mut impl FnMut(&Subject)) {
         let subject_of = &mut self.subject_of;
-        self.by_subject.retain(|_, list| {
+        self.by_subject.retain(|subject, list| {
+            let before = list.len();
             list.retain(|e| {
                 let keep = e.last_seen.is_none_or(|t| t >= cutoff);
                 if !keep {
@@ -91,6 +99,9 @@ impl EventStore {
                 }
                 keep
             });
+            if list.len() != before {
+                touched(subject);
+            }
             !list.is_empty()
         });
     }

@@ -12,6 +12,7 @@
 //!   `owner.rs` (controllers as their dependents name them) and
 //!   `event_store.rs` (warning events by object).
 
+mod changes;
 mod cluster;
 mod controllers;
 mod deferred;
@@ -35,6 +36,7 @@ mod workload;
 #[cfg(test)]
 mod tests;
 
+pub use changes::Changes;
 pub use cluster::Cluster;
 pub use controllers::{
     Job, JobSpec, JobStatus, ReplicasSpec, ReplicasStatus, ReplicationController,

@@ -14,8 +14,9 @@ use std::sync::Arc;
 // and hashing them weighs on every list.
 use foldhash::HashMap;
 
+use super::changes::{ChangeLog, Changes};
 use super::controllers::{Job, ReplicationController};
-use super::event_store::EventStore;
+use super::event_store::{EventStore, Subject};
 use super::index::{index_insert, index_remove};
 use super::kind::Kind;
 use super::meta::{ObjectKey, Time};
@@ -27,6 +28,14 @@ use super::owner::OwnerKey;
 use super::pod::Pod;
 use super::resource_claim::ResourceClaim;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+
+/// A change to the events about `subject`: a pod's own findings read those
+/// about it.
+fn event_touched(changes: &mut ChangeLog, pods: usize, (namespace, kind, name): &Subject) {
+    if kind == "Pod" {
+        changes.pod(&ObjectKey::new(namespace.as_str(), name.as_str()), pods);
+    }
+}
 
 /// Whether two versions of a pod sit in the same index entries (node,
 /// controller, settled or not), so one can replace the other in place.
@@ -71,6 +80,8 @@ pub struct Cluster {
     unsettled_pods: BTreeSet<Arc<ObjectKey>>,
     replica_sets_by_owner: HashMap<OwnerKey, Vec<ObjectKey>>,
     listed: BTreeSet<Kind>,
+    /// What changed since the diagnosis last asked ([`Cluster::take_changes`]).
+    changes: ChangeLog,
 }
 
 impl Cluster {
@@ -80,8 +91,9 @@ impl Cluster {
 
     /// Adds or replaces an object, keeping the indexes in step.
     pub fn apply(&mut self, object: Object) {
-        self.listed.insert(object.kind());
+        self.listed(object.kind());
         let key = object.key();
+        self.changed(object.kind(), &key);
         match object {
             Object::Pod(pod) => match self.pods.get_mut(&key) {
                 // Most updates are status changes of a pod that stays where the
@@ -132,7 +144,12 @@ impl Cluster {
             Object::Job(j) => {
                 self.jobs.insert(key, Box::new(j));
             }
-            Object::Event(e) => self.events.apply(e),
+            Object::Event(e) => {
+                let pods = self.pods.len();
+                let changes = &mut self.changes;
+                self.events
+                    .apply(e, &mut |subject| event_touched(changes, pods, subject));
+            }
             Object::ResourceClaim(c) => {
                 self.resource_claims.insert(key, Box::new(c));
             }
@@ -150,6 +167,7 @@ impl Cluster {
 
     /// Removes an object; a key that is not held is ignored.
     pub fn delete(&mut self, kind: Kind, key: &ObjectKey) {
+        self.changed(kind, key);
         match kind {
             Kind::Pod => {
                 self.unindex_pod(key);
@@ -185,7 +203,12 @@ impl Cluster {
             Kind::Job => {
                 self.jobs.remove(key);
             }
-            Kind::Event => self.events.delete(key),
+            Kind::Event => {
+                let pods = self.pods.len();
+                let changes = &mut self.changes;
+                self.events
+                    .delete(key, &mut |subject| event_touched(changes, pods, subject));
+            }
             Kind::ResourceClaim => {
                 self.resource_claims.remove(key);
             }
@@ -196,7 +219,7 @@ impl Cluster {
     /// the new list is gone. Objects of another kind in `objects` are applied too.
     pub fn reset(&mut self, kind: Kind, objects: impl IntoIterator<Item = Object>) {
         self.clear(kind);
-        self.listed.insert(kind);
+        self.listed(kind);
         for object in objects {
             self.apply(object);
         }
@@ -217,7 +240,7 @@ impl Cluster {
         {
             self.delete(kind, &key);
         }
-        self.listed.insert(kind);
+        self.listed(kind);
         for object in objects {
             self.apply(object);
         }
@@ -275,6 +298,7 @@ impl Cluster {
     }
 
     fn clear(&mut self, kind: Kind) {
+        self.changes.everything();
         match kind {
             Kind::Pod => {
                 self.pods.clear();
@@ -301,13 +325,47 @@ impl Cluster {
     /// Forgets warning events last seen before `cutoff` (the live watcher bounds
     /// their age with this; a file is diagnosed with all it holds).
     pub fn prune_events(&mut self, cutoff: Time) {
-        self.events.prune(cutoff);
+        let pods = self.pods.len();
+        let changes = &mut self.changes;
+        self.events
+            .prune(cutoff, &mut |subject| event_touched(changes, pods, subject));
     }
 
     /// Records that `kind` was listed even if no object of it exists, so that
     /// absence means "none" rather than "not looked at".
     pub fn mark_listed(&mut self, kind: Kind) {
-        self.listed.insert(kind);
+        self.listed(kind);
+    }
+
+    fn listed(&mut self, kind: Kind) {
+        // Whether a kind was listed at all changes what absence means.
+        if self.listed.insert(kind) {
+            self.changes.everything();
+        }
+    }
+
+    /// Notes what a change to the object `key` of `kind` may change of the
+    /// pods' own findings (events note theirs as the store applies them).
+    fn changed(&mut self, kind: Kind, key: &ObjectKey) {
+        let pods = self.pods.len();
+        match kind {
+            Kind::Pod => self.changes.pod(key, pods),
+            // A pending pod reads every node (pressure taints) and claim.
+            Kind::Node | Kind::ResourceClaim => self.changes.everything(),
+            Kind::Job => {
+                let owner = OwnerKey::new(&key.namespace, Kind::Job, &key.name);
+                for pod in self.pods_by_owner.get(&owner).into_iter().flatten() {
+                    self.changes.pod(pod, pods);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What changed since the last call (everything, the first time: the
+    /// model starts keeping the log then).
+    pub fn take_changes(&mut self) -> Changes {
+        self.changes.take()
     }
 
     /// Whether objects of `kind` were listed at all. Without nodes, for instance,

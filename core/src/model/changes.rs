@@ -1,0 +1,91 @@
+//! What changed in the model since the diagnosis last asked: the pods whose
+//! own findings may read differently, or everything. The model records it
+//! as it changes (once asked to: a model nobody judges piece by piece keeps
+//! no log), so the diagnosis judges again only those pods.
+//!
+//! A pod's own findings read the pod, the warning events about it, the Job
+//! that controls it, and, rarely, every node, every claim and which kinds
+//! were listed: a change to any of those last three is "everything".
+
+use std::collections::HashSet;
+
+use super::meta::ObjectKey;
+
+/// The changes since they were last taken.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Every pod's findings may have changed.
+    pub everything: bool,
+    /// The pods (by namespace and name) whose findings may have changed.
+    pub pods: HashSet<ObjectKey>,
+}
+
+/// The log the model keeps of its changes, once something takes them.
+#[derive(Default)]
+pub(super) struct ChangeLog {
+    tracking: bool,
+    changes: Changes,
+}
+
+impl ChangeLog {
+    /// A change to the pod `key`, or to what its findings read of it.
+    pub(super) fn pod(&mut self, key: &ObjectKey, pods_held: usize) {
+        if !self.tracking || self.changes.everything {
+            return;
+        }
+        // Past half the pods, judging them all costs no more than finding
+        // them, and the log stops growing.
+        if self.changes.pods.len() > pods_held / 2 + 1_024 {
+            self.everything();
+        } else if !self.changes.pods.contains(key) {
+            self.changes.pods.insert(key.clone());
+        }
+    }
+
+    pub(super) fn everything(&mut self) {
+        if self.tracking {
+            self.changes = Changes {
+                everything: true,
+                pods: HashSet::new(),
+            };
+        }
+    }
+
+    /// The changes since the last call; the first call, having no log to
+    /// go by, says everything, and starts the log.
+    pub(super) fn take(&mut self) -> Changes {
+        if !self.tracking {
+            self.tracking = true;
+            return Changes {
+                everything: true,
+                pods: HashSet::new(),
+            };
+        }
+        std::mem::take(&mut self.changes)
+    }
+}
+
+/// A copy of the model has been judged by no one: it keeps no log.
+impl Clone for ChangeLog {
+    fn clone(&self) -> Self {
+        ChangeLog::default()
+    }
+}
+
+/// Two models holding the same objects are equal, whatever was judged of
+/// them.
+impl PartialEq for ChangeLog {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ChangeLog {}
+
+impl std::fmt::Debug for ChangeLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChangeLog")
+            .field("tracking", &self.tracking)
+            .finish_non_exhaustive()
+    }
+}
