@@ -4,6 +4,9 @@
 //! `families/mod.rs`; the diagnosis runs them in that order, the outputs and
 //! the catalogue read them from there.
 
+use std::cell::{Cell, OnceCell};
+use std::collections::HashSet;
+
 use crate::model::{Cluster, Pod, Time};
 
 use super::moment::Moment;
@@ -19,6 +22,10 @@ pub(crate) struct Input<'a> {
     pub unsettled: Vec<&'a Pod>,
     pub now: Moment,
     pub settings: &'a Settings,
+    /// The schedulers bound pods name, read once when a judgement needs them.
+    schedulers: OnceCell<HashSet<&'a str>>,
+    /// Whether the judgement under way read every pod (see [`Input::apart`]).
+    read_every_pod: Cell<bool>,
 }
 
 impl<'a> Input<'a> {
@@ -28,8 +35,44 @@ impl<'a> Input<'a> {
             unsettled: cluster.unsettled_pods().collect(),
             now: Moment::at(now),
             settings,
+            schedulers: OnceCell::new(),
+            read_every_pod: Cell::new(false),
         }
     }
+
+    /// Whether a bound pod names `scheduler` (so some scheduler serves it):
+    /// a judgement that asks reads every pod.
+    pub(crate) fn scheduler_in_use(&self, scheduler: &str) -> bool {
+        self.read_every_pod.set(true);
+        self.schedulers
+            .get_or_init(|| {
+                self.cluster
+                    .pods()
+                    .filter(|p| !p.spec.node_name.is_empty())
+                    .map(|p| p.spec.scheduler_name.as_str())
+                    .collect()
+            })
+            .contains(scheduler)
+    }
+
+    /// Runs `judge` as a judgement of its own: what it read beyond its
+    /// subject is told apart from the rest. Returns its result, the first
+    /// moment it could read differently (see [`Moment::next_change`]), and
+    /// whether it read every pod (then any pod's change may change it).
+    pub(crate) fn apart<R>(&self, judge: impl FnOnce() -> R) -> (R, Option<Time>, bool) {
+        let read_every_pod = self.read_every_pod.replace(false);
+        let (result, until) = self.now.apart(judge);
+        (result, until, self.read_every_pod.replace(read_every_pod))
+    }
+}
+
+/// How a family judges: each unsettled pod on its own (the pod, the events
+/// about it, its Job, the nodes and claims, and nothing of other pods but
+/// through [`Input::scheduler_in_use`]), or the whole cluster at once,
+/// reading the findings of the families before it.
+pub(crate) enum Judge {
+    EachPod(fn(&Input<'_>, &Pod, &mut Vec<Finding>)),
+    Whole(fn(&Input<'_>, &mut Vec<Finding>)),
 }
 
 /// One anomaly family, declared once.
@@ -43,19 +86,26 @@ pub struct Family {
     pub metrics: &'static [MetricFamily],
     /// Adds its findings to `out`, which holds those of the families before it
     /// (a family that supersedes or completes others reads them there).
-    pub(crate) diagnose: fn(&Input<'_>, &mut Vec<Finding>),
+    pub(crate) judge: Judge,
 }
 
 /// Declares a family module's `FAMILY` from its name and anomalies; its
 /// metric families and its diagnosis are the module's own `METRICS` and
-/// `diagnose`, as in every family.
+/// `diagnose` (`diagnose_pod` for a family that judges each pod), as in every
+/// family.
 macro_rules! family {
+    ($name:literal each pod: $($anomaly:ident),+ $(,)?) => {
+        $crate::diagnosis::family::family!(@ $name, Judge::EachPod(diagnose_pod), $($anomaly),+);
+    };
     ($name:literal: $($anomaly:ident),+ $(,)?) => {
+        $crate::diagnosis::family::family!(@ $name, Judge::Whole(diagnose), $($anomaly),+);
+    };
+    (@ $name:literal, Judge::$judge:ident($f:ident), $($anomaly:ident),+) => {
         pub(super) const FAMILY: $crate::diagnosis::Family = $crate::diagnosis::Family {
             name: $name,
             anomalies: &[$($crate::diagnosis::Anomaly::$anomaly),+],
             metrics: METRICS,
-            diagnose,
+            judge: $crate::diagnosis::family::Judge::$judge($f),
         };
     };
 }

@@ -16,6 +16,7 @@ mod detail;
 pub mod families;
 mod family;
 mod image_ref;
+mod incremental;
 pub mod metric;
 pub(crate) mod moment;
 mod placement;
@@ -35,7 +36,8 @@ pub use families::{
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;
-pub(crate) use family::Input;
+pub(crate) use family::{Input, Judge};
+pub use incremental::Incremental;
 pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
 
@@ -167,13 +169,25 @@ pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Last
     let input = Input::new(cluster, now, settings);
     let mut findings = Vec::new();
     for family in FAMILIES {
-        (family.diagnose)(&input, &mut findings);
+        match family.judge {
+            Judge::EachPod(judge) => {
+                for pod in &input.unsettled {
+                    judge(&input, pod, &mut findings);
+                }
+            }
+            Judge::Whole(judge) => judge(&input, &mut findings),
+        }
     }
-    findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+    sort(&mut findings);
     Lasting {
         findings,
         until: input.now.next_change(),
     }
+}
+
+/// Findings in the order the diagnosis gives them.
+fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
 }
 
 /// `Some(namespace)` unless empty.

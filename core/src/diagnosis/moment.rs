@@ -68,6 +68,15 @@ impl Moment {
         self.next_change.get()
     }
 
+    /// Runs `judge` with a reckoning of its own: returns what it returns and
+    /// the first moment at which it could read differently; what was
+    /// remembered before is kept apart from it.
+    pub(crate) fn apart<R>(&self, judge: impl FnOnce() -> R) -> (R, Option<Time>) {
+        let before = self.next_change.take();
+        let result = judge();
+        (result, self.next_change.replace(before))
+    }
+
     fn remember(&self, t: Time) {
         if self.next_change.get().is_none_or(|n| t < n) {
             self.next_change.set(Some(t));

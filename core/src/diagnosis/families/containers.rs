@@ -109,7 +109,7 @@ vocabulary! {
     }
 }
 
-family!("containers": ContainerCreating, ImagePull, CrashLoop, ContainerConfig);
+family!("containers" each pod: ContainerCreating, ImagePull, CrashLoop, ContainerConfig);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -274,42 +274,43 @@ fn is_creating(pod: &Pod) -> bool {
     }
 }
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    for pod in input.unsettled.iter().filter(|p| on_its_node(p)) {
-        let creating = is_creating(pod);
-        if !creating && !has_waiting_container(pod) {
+fn diagnose_pod(input: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if !on_its_node(pod) {
+        return;
+    }
+    let creating = is_creating(pod);
+    if !creating && !has_waiting_container(pod) {
+        return;
+    }
+    // Events are looked up only for pods with something to explain.
+    let events = events_of(input.cluster, pod);
+    for (kind, status) in pod.container_statuses() {
+        let Some(waiting) = &status.state.waiting else {
             continue;
-        }
-        // Events are looked up only for pods with something to explain.
-        let events = events_of(input.cluster, pod);
-        for (kind, status) in pod.container_statuses() {
-            let Some(waiting) = &status.state.waiting else {
-                continue;
-            };
-            let reason = waiting.reason.as_str();
-            let container_events: Vec<&Event> = events
-                .iter()
-                .copied()
-                .filter(|e| e.regarding.field_path == kind.field_path(&status.name))
-                .collect();
-            let stuck = Stuck {
-                pod,
-                kind,
-                status,
-                waiting,
-                events: &container_events,
-            };
-            let found = match reason {
-                _ if IMAGE_PULL_REASONS.contains(&reason) => Some(image_pull(&stuck)),
-                "CrashLoopBackOff" => Some(crash_loop(&stuck)),
-                _ if CONFIG_REASONS.contains(&reason) => Some(container_config(&stuck)),
-                _ => None,
-            };
-            out.extend(found);
-        }
-        if creating {
-            out.extend(container_creating(pod, &events, &input.now, input.settings));
-        }
+        };
+        let reason = waiting.reason.as_str();
+        let container_events: Vec<&Event> = events
+            .iter()
+            .copied()
+            .filter(|e| e.regarding.field_path == kind.field_path(&status.name))
+            .collect();
+        let stuck = Stuck {
+            pod,
+            kind,
+            status,
+            waiting,
+            events: &container_events,
+        };
+        let found = match reason {
+            _ if IMAGE_PULL_REASONS.contains(&reason) => Some(image_pull(&stuck)),
+            "CrashLoopBackOff" => Some(crash_loop(&stuck)),
+            _ if CONFIG_REASONS.contains(&reason) => Some(container_config(&stuck)),
+            _ => None,
+        };
+        out.extend(found);
+    }
+    if creating {
+        out.extend(container_creating(pod, &events, &input.now, input.settings));
     }
 }
 

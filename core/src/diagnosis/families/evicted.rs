@@ -36,7 +36,7 @@ vocabulary! {
     }
 }
 
-family!("evicted": PodEvicted);
+family!("evicted" each pod: PodEvicted);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_evicted_pods",
@@ -50,12 +50,8 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: "sum by (namespace, cause) (kube_lifecycle_evicted_pods)",
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    for pod in input
-        .unsettled
-        .iter()
-        .filter(|p| p.may_be_evicted() && !p.is_terminating())
-    {
+fn diagnose_pod(_: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if pod.may_be_evicted() && !pod.is_terminating() {
         out.extend(judge(pod));
     }
 }

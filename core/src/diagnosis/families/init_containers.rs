@@ -35,7 +35,7 @@ vocabulary! {
     }
 }
 
-family!("init_containers": InitContainerRunning);
+family!("init_containers" each pod: InitContainerRunning);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_init_container_running_since_timestamp_seconds",
@@ -54,14 +54,14 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: r#"time() - kube_lifecycle_pod_init_container_running_since_timestamp_seconds{cause="running"} > 1800"#,
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    for pod in input.unsettled.iter().filter(|p| on_its_node(p)) {
-        let Some((kind, status)) = pod.pending_init_container() else {
-            continue;
-        };
-        if status.state.running.is_none() {
-            continue;
-        }
+fn diagnose_pod(input: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if !on_its_node(pod) {
+        return;
+    }
+    let Some((kind, status)) = pod.pending_init_container() else {
+        return;
+    };
+    if status.state.running.is_some() {
         out.extend(judge(input, pod, kind, status));
     }
 }

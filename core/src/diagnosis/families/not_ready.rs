@@ -38,7 +38,7 @@ vocabulary! {
 /// (the kubelet reports the failures that turn it False just before).
 const EVENT_SLACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(60);
 
-family!("not_ready": PodNotReady);
+family!("not_ready" each pod: PodNotReady);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_not_ready_since_timestamp_seconds",
@@ -62,27 +62,26 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: r#"count by (namespace, cause) (kube_lifecycle_pod_not_ready_since_timestamp_seconds)"#,
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn diagnose_pod(input: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
     let cluster = input.cluster;
-    for pod in input.unsettled.iter().filter(|p| {
-        p.is_not_ready()
-            && !p.is_terminating()
-            && !p.spec.node_name.is_empty()
-            && !has_waiting_container(p)
-    }) {
-        let Some(ready) = pod.status.conditions.ready.as_ref() else {
-            continue;
-        };
-        let since = ready.last_transition_time.or(pod.status.start_time);
-        let Some(since) = since else {
-            continue;
-        };
-        if !input.now.waited(since, input.settings.not_ready_after) || of_finished_job(cluster, pod)
-        {
-            continue;
-        }
-        out.push(judge(cluster, pod, ready, since));
+    if !pod.is_not_ready()
+        || pod.is_terminating()
+        || pod.spec.node_name.is_empty()
+        || has_waiting_container(pod)
+    {
+        return;
     }
+    let Some(ready) = pod.status.conditions.ready.as_ref() else {
+        return;
+    };
+    let since = ready.last_transition_time.or(pod.status.start_time);
+    let Some(since) = since else {
+        return;
+    };
+    if !input.now.waited(since, input.settings.not_ready_after) || of_finished_job(cluster, pod) {
+        return;
+    }
+    out.push(judge(cluster, pod, ready, since));
 }
 
 pub(super) fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {

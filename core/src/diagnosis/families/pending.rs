@@ -59,7 +59,7 @@ vocabulary! {
 /// The API server's default `spec.schedulerName`.
 const DEFAULT_SCHEDULER: &str = "default-scheduler";
 
-family!("pending": PodPending);
+family!("pending" each pod: PodPending);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -96,52 +96,20 @@ const METRICS: &[MetricFamily] = &[
 ];
 
 /// Every unbound pod is among the unsettled ones.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let mut schedulers = KnownSchedulers::new(input.cluster);
-    out.extend(
-        input
-            .unsettled
-            .iter()
-            .filter(|p| {
-                p.status.phase == PodPhase::Pending
-                    && p.spec.node_name.is_empty()
-                    && !p.is_terminating()
-            })
-            .filter_map(|p| judge(p, &input.now, input.settings, &mut schedulers)),
-    );
+fn diagnose_pod(input: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if pod.status.phase == PodPhase::Pending
+        && pod.spec.node_name.is_empty()
+        && !pod.is_terminating()
+    {
+        out.extend(judge(input, pod));
+    }
 }
 
-/// The schedulers the cluster uses: `default-scheduler`, and every scheduler
-/// name a bound pod carries. Read from the pods only when a pod names another
-/// scheduler and waits for it (rare), then kept for the rest of the diagnosis.
-struct KnownSchedulers<'a> {
-    cluster: &'a Cluster,
-    names: Option<std::collections::HashSet<&'a str>>,
-}
-
-impl<'a> KnownSchedulers<'a> {
-    fn new(cluster: &'a Cluster) -> Self {
-        KnownSchedulers {
-            cluster,
-            names: None,
-        }
-    }
-
-    fn serves(&mut self, scheduler: &str) -> bool {
-        if scheduler.is_empty() || scheduler == DEFAULT_SCHEDULER {
-            return true;
-        }
-        let cluster = self.cluster;
-        self.names
-            .get_or_insert_with(|| {
-                cluster
-                    .pods()
-                    .filter(|p| !p.spec.node_name.is_empty())
-                    .map(|p| p.spec.scheduler_name.as_str())
-                    .collect()
-            })
-            .contains(scheduler)
-    }
+/// Whether some scheduler serves `scheduler`'s pods: `default-scheduler`
+/// does, and every scheduler a bound pod names (read from the pods only when
+/// a pod names another scheduler and waits for it, which is rare).
+fn served(input: &Input<'_>, scheduler: &str) -> bool {
+    scheduler.is_empty() || scheduler == DEFAULT_SCHEDULER || input.scheduler_in_use(scheduler)
 }
 
 /// The taint the node lifecycle controller puts on a node whose kubelet reports
@@ -302,23 +270,17 @@ fn claims_pending(cluster: &Cluster, pod: &Pod, age: String) -> (PendingCause, S
     (cause, message)
 }
 
-fn judge(
-    pod: &Pod,
-    now: &Moment,
-    settings: &Settings,
-    schedulers: &mut KnownSchedulers<'_>,
-) -> Option<Finding> {
+fn judge(input: &Input<'_>, pod: &Pod) -> Option<Finding> {
+    let (now, settings) = (&input.now, input.settings);
     let scheduled = pod.status.conditions.pod_scheduled.as_ref();
     let gated = scheduled.is_some_and(|c| c.reason() == "SchedulingGated");
     if !pod.spec.scheduling_gates().is_empty() || gated {
         return Some(scheduling_gated(pod, scheduled, now, settings));
     }
     match scheduled {
-        Some(c) if c.status != ConditionStatus::True => {
-            Some(unschedulable(pod, c, schedulers.cluster))
-        }
+        Some(c) if c.status != ConditionStatus::True => Some(unschedulable(pod, c, input.cluster)),
         Some(_) => None,
-        None => not_tried(pod, now, settings, schedulers),
+        None => not_tried(input, pod),
     }
 }
 
@@ -400,23 +362,19 @@ fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
 
 /// No scheduler has tried it, past `--unscheduled-after`: its claims are
 /// not ready, its scheduler does not work, or no scheduler serves it.
-fn not_tried(
-    pod: &Pod,
-    now: &Moment,
-    settings: &Settings,
-    schedulers: &mut KnownSchedulers<'_>,
-) -> Option<Finding> {
+fn not_tried(input: &Input<'_>, pod: &Pod) -> Option<Finding> {
+    let (now, settings) = (&input.now, input.settings);
     let created = pod.metadata.creation_timestamp?;
     if !now.waited(created, settings.unscheduled_after) {
         return None;
     }
     let age = now.age_of(created);
     if !pod.spec.resource_claims().is_empty() {
-        let (cause, message) = claims_pending(schedulers.cluster, pod, age);
+        let (cause, message) = claims_pending(input.cluster, pod, age);
         return Some(finding(pod, cause, Some(created), message, Detail::None));
     }
     let scheduler = pod.spec.scheduler_name.as_str();
-    Some(if schedulers.serves(scheduler) {
+    Some(if served(input, scheduler) {
         finding(
             pod,
             PendingCause::NotScheduled,

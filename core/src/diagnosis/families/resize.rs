@@ -24,7 +24,7 @@ vocabulary! {
     }
 }
 
-family!("resize": PodResize);
+family!("resize" each pod: PodResize);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_resize_since_timestamp_seconds",
@@ -43,8 +43,8 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: "count by (cause, resource) (kube_lifecycle_pod_resize_since_timestamp_seconds)",
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    for pod in input.unsettled.iter().filter(|p| !p.is_terminating()) {
+fn diagnose_pod(_: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if !pod.is_terminating() {
         out.extend(judge(pod));
     }
 }

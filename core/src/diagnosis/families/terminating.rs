@@ -43,34 +43,30 @@ vocabulary! {
 }
 
 /// Every Terminating pod is among the unsettled ones.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let (cluster, now) = (input.cluster, &input.now);
-    for pod in input
-        .unsettled
-        .iter()
-        .filter(|p| p.is_terminating() && !deleted_by_pod_gc(p))
-    {
-        let (Some(requested), Some(deadline)) =
-            (pod.deletion_requested(), pod.metadata.deletion_timestamp)
-        else {
-            continue;
-        };
-        let verdict = judge(cluster, pod, now);
-        out.push(pod_finding(
-            pod,
-            None,
-            Cause::PodTerminating(verdict.cause),
-            Some(requested),
-            verdict.message,
-            Detail::Terminating {
-                requested,
-                deadline,
-            },
-        ));
+fn diagnose_pod(input: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
+    if !pod.is_terminating() || deleted_by_pod_gc(pod) {
+        return;
     }
+    let (Some(requested), Some(deadline)) =
+        (pod.deletion_requested(), pod.metadata.deletion_timestamp)
+    else {
+        return;
+    };
+    let verdict = judge(input.cluster, pod, &input.now);
+    out.push(pod_finding(
+        pod,
+        None,
+        Cause::PodTerminating(verdict.cause),
+        Some(requested),
+        verdict.message,
+        Detail::Terminating {
+            requested,
+            deadline,
+        },
+    ));
 }
 
-family!("terminating": PodTerminating);
+family!("terminating" each pod: PodTerminating);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
