@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::{self, Finding, Settings};
+use crate::diagnosis::{Finding, Incremental, Settings};
 use crate::model::{Cluster, Kind, Object};
 
 use super::shard::Shard;
@@ -41,9 +41,10 @@ pub(crate) struct LiveState {
     cluster: RwLock<Cluster>,
     /// The findings of the model, kept current.
     kept: Kept,
+    /// What the last judgement found of each pod, judged again as it changes.
+    incremental: Mutex<Incremental>,
     /// (Re)lists begun and not yet ended or abandoned.
     lists_under_way: Arc<std::sync::atomic::AtomicUsize>,
-    settings: Settings,
     pub telemetry: Telemetry,
     transitions: Mutex<Transitions>,
     /// Each watch and whether it has completed its first list.
@@ -71,8 +72,8 @@ impl LiveState {
         let state = LiveState {
             cluster: RwLock::new(Cluster::new()),
             kept: Kept::default(),
+            incremental: Mutex::new(Incremental::new(settings)),
             lists_under_way: Arc::default(),
-            settings,
             telemetry: Telemetry::default(),
             transitions: Mutex::new(Transitions::default()),
             synced: Mutex::new(watches.into_iter().map(|w| (w, false)).collect()),
@@ -160,10 +161,17 @@ impl LiveState {
     /// reported by the shard that owns it (every shard lists all namespaces).
     fn judge(&self, now: Timestamp) -> (u64, Vec<Finding>, Option<Timestamp>) {
         let started = std::time::Instant::now();
-        let cluster = self.cluster.read();
+        let mut incremental = self.incremental.lock();
+        // The changes are taken under the write lock, so none is made
+        // between them and the count of changes read here; the judgement
+        // itself holds only the read lock.
+        let mut model = self.cluster.write();
+        let changes = model.take_changes();
         let generation = self.kept.generation();
-        let lasting = diagnosis::diagnose_until(&cluster, now, &self.settings);
+        let cluster = RwLockWriteGuard::downgrade(model);
+        let lasting = incremental.diagnose(&cluster, changes, now);
         drop(cluster);
+        drop(incremental);
         self.telemetry.judged(started.elapsed().as_secs_f64());
         let mut findings = lasting.findings;
         if self.shard.is_sharded() {

@@ -18,10 +18,81 @@ use super::LiveState;
 
 const EXAMPLE: &str = include_str!("../../../../examples/incidents.yaml");
 
-/// The objects of the embedded example, and the moment it describes.
+/// Objects whose findings read other objects than their own, in two
+/// versions each (the same names): a Job that finishes under its pod that
+/// is not Ready, and a scheduler some bound pod names, or none does, for an
+/// unbound pod that waits for it.
+const READING_OTHERS: [&str; 2] = [
+    r#"
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: long-runner, namespace: batch, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01, creationTimestamp: "2024-05-31T20:00:00Z"}
+  status: {active: 1, startTime: "2024-05-31T20:00:00Z"}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: long-runner-x1
+    namespace: batch
+    uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02
+    creationTimestamp: "2024-05-31T20:00:00Z"
+    ownerReferences:
+    - {apiVersion: batch/v1, kind: Job, name: long-runner, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01, controller: true}
+  spec: {nodeName: node1, restartPolicy: Never, containers: [{name: run, image: "busybox:1.36"}]}
+  status:
+    phase: Running
+    startTime: "2024-05-31T20:00:02Z"
+    conditions:
+    - {type: Ready, status: "False", lastTransitionTime: "2024-05-31T21:10:00Z"}
+    containerStatuses:
+    - {name: run, image: "busybox:1.36", ready: false, restartCount: 0, state: {running: {startedAt: "2024-05-31T20:00:04Z"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: waits-for-custom, namespace: default, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c03, creationTimestamp: "2024-05-31T21:00:00Z"}
+  spec: {schedulerName: custom-scheduler, containers: [{name: app, image: "nginx:1.27"}]}
+  status: {phase: Pending}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: custom-scheduled, namespace: default, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c04, creationTimestamp: "2024-05-31T21:00:00Z"}
+  spec: {schedulerName: custom-scheduler, nodeName: node1, containers: [{name: app, image: "nginx:1.27"}]}
+  status:
+    phase: Running
+    conditions: [{type: Ready, status: "True", lastTransitionTime: "2024-05-31T21:00:05Z"}]
+    containerStatuses:
+    - {name: app, image: "nginx:1.27", ready: true, restartCount: 0, state: {running: {startedAt: "2024-05-31T21:00:04Z"}}}
+"#,
+    r#"
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: long-runner, namespace: batch, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01, creationTimestamp: "2024-05-31T20:00:00Z"}
+  status:
+    startTime: "2024-05-31T20:00:00Z"
+    conditions: [{type: Complete, status: "True", lastTransitionTime: "2024-05-31T22:00:00Z"}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: custom-scheduled, namespace: default, uid: 5a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c04, creationTimestamp: "2024-05-31T21:00:00Z"}
+  spec: {nodeName: node1, containers: [{name: app, image: "nginx:1.27"}]}
+  status:
+    phase: Running
+    conditions: [{type: Ready, status: "True", lastTransitionTime: "2024-05-31T21:00:05Z"}]
+    containerStatuses:
+    - {name: app, image: "nginx:1.27", ready: true, restartCount: 0, state: {running: {startedAt: "2024-05-31T21:00:04Z"}}}
+"#,
+];
+
+/// The objects of the embedded example and of [`READING_OTHERS`], and the
+/// moment the example describes.
 fn example() -> (Vec<Object>, Timestamp) {
     let loaded = crate::source::dump::load_str(EXAMPLE).unwrap();
-    (loaded.cluster.objects(), loaded.now.unwrap())
+    let mut pool = loaded.cluster.objects();
+    for version in READING_OTHERS {
+        pool.extend(
+            crate::source::dump::load_str(version)
+                .unwrap()
+                .cluster
+                .objects(),
+        );
+    }
+    (pool, loaded.now.unwrap())
 }
 
 #[derive(Debug, Clone)]
