@@ -9,7 +9,9 @@
 //! the same findings a full diagnosis would hand them: the result is what
 //! [`diagnose_until`](super::diagnose_until) gives, finding for finding.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
+
+use foldhash::HashMap;
 
 use super::{FAMILIES, Finding, Input, Judge, Lasting, Settings, sort};
 use crate::model::{Changes, Cluster, ObjectKey, Pod, Time};
@@ -42,7 +44,7 @@ impl Incremental {
     pub fn new(settings: Settings) -> Self {
         Incremental {
             settings,
-            pods: HashMap::new(),
+            pods: HashMap::default(),
             due: BTreeSet::new(),
             reading_every_pod: HashSet::new(),
             at: None,
@@ -75,11 +77,10 @@ impl Incremental {
         self.at = Some(now);
         self.judged = 0;
         let mut kept: Vec<Vec<Finding>> = vec![Vec::new(); FAMILIES.len()];
-        for pod in &input.unsettled {
-            let key = ObjectKey::new(pod.metadata.namespace.clone(), pod.metadata.name.clone());
-            let held = match self.pods.get(&key) {
+        for (key, pod) in cluster.unsettled_pods_keyed() {
+            let held = match self.pods.get(key) {
                 Some(held) => held,
-                None => self.judge(&input, key, pod),
+                None => self.judge(&input, key.clone(), pod),
             };
             for (family, finding) in &held.findings {
                 kept[*family].push(finding.clone());

@@ -14,7 +14,7 @@
 //!   (1.31+).
 
 use crate::diagnosis::moment::Moment;
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};

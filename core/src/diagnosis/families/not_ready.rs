@@ -89,11 +89,9 @@ pub(super) fn of_finished_job(cluster: &Cluster, pod: &Pod) -> bool {
         return false;
     };
     owner.kind == "Job"
-        && cluster.jobs().any(|j| {
-            j.metadata.namespace == pod.metadata.namespace
-                && *j.metadata.name == *owner.name
-                && j.status.outcome.over
-        })
+        && cluster
+            .job(&pod.metadata.namespace, &owner.name)
+            .is_some_and(|j| j.status.outcome.over)
 }
 
 fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Finding {

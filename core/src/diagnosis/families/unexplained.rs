@@ -10,7 +10,7 @@
 //! `--not-ready-after` for one that runs and is not Ready.
 
 use crate::diagnosis::moment::Moment;
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use jiff::SignedDuration;
 

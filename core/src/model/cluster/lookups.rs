@@ -27,6 +27,13 @@ impl Cluster {
         self.unsettled_pods.iter().filter_map(|k| self.pod(k))
     }
 
+    /// [`Cluster::unsettled_pods`] with their keys.
+    pub(crate) fn unsettled_pods_keyed(&self) -> impl Iterator<Item = (&ObjectKey, &Pod)> {
+        self.unsettled_pods
+            .iter()
+            .filter_map(|k| Some((&**k, self.pod(k)?)))
+    }
+
     pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {
         self.pods.get(key).map(|p| &**p)
     }
@@ -72,6 +79,12 @@ impl Cluster {
         self.resource_claims
             .get(&ObjectKey::new(namespace, name))
             .map(|c| &**c)
+    }
+
+    pub(crate) fn job(&self, namespace: &str, name: &str) -> Option<&Job> {
+        self.jobs
+            .get(&ObjectKey::new(namespace, name))
+            .map(|j| &**j)
     }
 
     pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {

@@ -127,9 +127,10 @@ impl<'a> Rollout<'a> {
     /// tell.
     fn newest_short(&self) -> bool {
         self.newest.is_some_and(|rs| {
+            let rm = &rs.metadata;
             let ready = self
-                .pods_of(rs)
-                .iter()
+                .cluster
+                .pods_owned_by(Kind::ReplicaSet, &rm.namespace, &rm.name, &rm.uid)
                 .filter(|p| !p.is_terminating() && p.is_ready())
                 .count();
             ready < usize::try_from(rs.desired_replicas()).unwrap_or(0)

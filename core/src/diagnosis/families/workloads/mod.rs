@@ -20,7 +20,9 @@
 //! their `since`: its alert's `for` is shorter than theirs, so that it is
 //! the one notification (tests/artifacts/alert_rules.rs checks the order).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
@@ -197,8 +199,8 @@ struct Known<'a> {
 
 impl<'a> Known<'a> {
     fn new(findings: &'a [Finding]) -> Self {
-        let mut pods: HashMap<(&str, &str), Vec<&Finding>> = HashMap::new();
-        let mut workloads = HashMap::new();
+        let mut pods: HashMap<(&str, &str), Vec<&Finding>> = HashMap::default();
+        let mut workloads = HashMap::default();
         for f in findings.iter().filter(|f| f.cause.alerted()) {
             let namespace = f.namespace.as_deref().unwrap_or_default();
             if f.kind == Kind::Pod {
