@@ -7,7 +7,7 @@
 use std::cell::{Cell, OnceCell};
 use std::collections::HashSet;
 
-use crate::model::{Cluster, Pod, Time};
+use crate::model::{Cluster, Kind, ObjectKey, Pod, Time};
 
 use super::moment::Moment;
 
@@ -68,11 +68,37 @@ impl<'a> Input<'a> {
 
 /// How a family judges: each unsettled pod on its own (the pod, the events
 /// about it, its Job, the nodes and claims, and nothing of other pods but
-/// through [`Input::scheduler_in_use`]), or the whole cluster at once,
+/// through [`Input::scheduler_in_use`]); each controller on its own (the
+/// controller, its ReplicaSets, their pods, those pods' findings and the
+/// other families' findings about it: given those before it, it returns
+/// what it finds beyond single controllers); or the whole cluster at once,
 /// reading the findings of the families before it.
 pub(crate) enum Judge {
     EachPod(fn(&Input<'_>, &Pod, &mut Vec<Finding>)),
+    EachController(fn(&Input<'_>, &[Finding], &mut dyn Verdicts) -> Vec<Finding>),
     Whole(fn(&Input<'_>, &mut Vec<Finding>)),
+}
+
+/// Which controllers a family that judges each controller is to judge, and
+/// what it found of each.
+pub(crate) trait Verdicts {
+    fn wanted(&self, kind: Kind, key: &ObjectKey) -> bool;
+    /// The verdict on one controller, and the first moment it could differ.
+    fn found(&mut self, kind: Kind, key: ObjectKey, verdict: Option<Finding>, until: Option<Time>);
+}
+
+/// Every controller judged, the verdicts in the order found.
+#[derive(Default)]
+pub(crate) struct AllVerdicts(pub(crate) Vec<Finding>);
+
+impl Verdicts for AllVerdicts {
+    fn wanted(&self, _: Kind, _: &ObjectKey) -> bool {
+        true
+    }
+
+    fn found(&mut self, _: Kind, _: ObjectKey, verdict: Option<Finding>, _: Option<Time>) {
+        self.0.extend(verdict);
+    }
 }
 
 /// One anomaly family, declared once.
@@ -96,6 +122,9 @@ pub struct Family {
 macro_rules! family {
     ($name:literal each pod: $($anomaly:ident),+ $(,)?) => {
         $crate::diagnosis::family::family!(@ $name, Judge::EachPod(diagnose_pod), $($anomaly),+);
+    };
+    ($name:literal each controller: $($anomaly:ident),+ $(,)?) => {
+        $crate::diagnosis::family::family!(@ $name, Judge::EachController(diagnose_controllers), $($anomaly),+);
     };
     ($name:literal: $($anomaly:ident),+ $(,)?) => {
         $crate::diagnosis::family::family!(@ $name, Judge::Whole(diagnose), $($anomaly),+);

@@ -36,7 +36,7 @@ pub use families::{
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;
-pub(crate) use family::{Input, Judge};
+pub(crate) use family::{AllVerdicts, Input, Judge, Verdicts};
 pub use incremental::Incremental;
 pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
@@ -174,6 +174,12 @@ pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Last
                 for pod in &input.unsettled {
                     judge(&input, pod, &mut findings);
                 }
+            }
+            Judge::EachController(judge) => {
+                let mut verdicts = AllVerdicts::default();
+                let beyond = judge(&input, &findings, &mut verdicts);
+                findings.extend(verdicts.0);
+                findings.extend(beyond);
             }
             Judge::Whole(judge) => judge(&input, &mut findings),
         }

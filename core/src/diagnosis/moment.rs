@@ -69,12 +69,16 @@ impl Moment {
     }
 
     /// Runs `judge` with a reckoning of its own: returns what it returns and
-    /// the first moment at which it could read differently; what was
-    /// remembered before is kept apart from it.
+    /// the first moment at which it could read differently (which counts
+    /// for the whole judgement too).
     pub(crate) fn apart<R>(&self, judge: impl FnOnce() -> R) -> (R, Option<Time>) {
         let before = self.next_change.take();
         let result = judge();
-        (result, self.next_change.replace(before))
+        let own = self.next_change.replace(before);
+        if let Some(t) = own {
+            self.remember(t);
+        }
+        (result, own)
     }
 
     fn remember(&self, t: Time) {

@@ -5,7 +5,10 @@
 //!
 //! A pod's own findings read the pod, the warning events about it, the Job
 //! that controls it, and, rarely, every node, every claim and which kinds
-//! were listed: a change to any of those last three is "everything".
+//! were listed: a change to any of those last three is "everything". A
+//! controller's verdict reads the controller, the ReplicaSets it controls,
+//! their pods and those pods' findings: a change to a pod or a ReplicaSet
+//! names its controller, before and after the change.
 
 use std::collections::HashSet;
 
@@ -18,6 +21,9 @@ pub struct Changes {
     pub everything: bool,
     /// The pods (by namespace and name) whose findings may have changed.
     pub pods: HashSet<ObjectKey>,
+    /// The controllers (by kind, namespace and name) changed, or whose
+    /// pods or ReplicaSets changed.
+    pub controllers: HashSet<(String, ObjectKey)>,
 }
 
 /// The log the model keeps of its changes, once something takes them.
@@ -42,11 +48,18 @@ impl ChangeLog {
         }
     }
 
+    /// A change to the controller `kind` `key`, or to its pods or ReplicaSets.
+    pub(super) fn controller(&mut self, kind: &str, key: ObjectKey) {
+        if self.tracking && !self.changes.everything {
+            self.changes.controllers.insert((kind.to_string(), key));
+        }
+    }
+
     pub(super) fn everything(&mut self) {
         if self.tracking {
             self.changes = Changes {
                 everything: true,
-                pods: HashSet::new(),
+                ..Changes::default()
             };
         }
     }
@@ -58,7 +71,7 @@ impl ChangeLog {
             self.tracking = true;
             return Changes {
                 everything: true,
-                pods: HashSet::new(),
+                ..Changes::default()
             };
         }
         std::mem::take(&mut self.changes)

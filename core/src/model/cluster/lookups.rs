@@ -70,6 +70,10 @@ impl Cluster {
         self.replica_sets.values().map(|r| &**r)
     }
 
+    pub(crate) fn replica_set(&self, key: &ObjectKey) -> Option<&ReplicaSet> {
+        self.replica_sets.get(key).map(|r| &**r)
+    }
+
     pub(crate) fn replication_controllers(&self) -> impl Iterator<Item = &ReplicationController> {
         self.replication_controllers.values().map(|r| &**r)
     }

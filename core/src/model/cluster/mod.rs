@@ -19,7 +19,7 @@ use super::controllers::{Job, ReplicationController};
 use super::event_store::{EventStore, Subject};
 use super::index::{index_insert, index_remove};
 use super::kind::Kind;
-use super::meta::{ObjectKey, Time};
+use super::meta::{Meta, ObjectKey, Time};
 use super::name::Name;
 use super::namespace::Namespace;
 use super::node::Node;
@@ -93,7 +93,19 @@ impl Cluster {
     pub fn apply(&mut self, object: Object) {
         self.listed(object.kind());
         let key = object.key();
+        // A relist brings every pod again, most of them as they were: those
+        // change nothing, and are not logged as changed.
+        let unchanged = matches!(&object, Object::Pod(pod)
+            if self.pods.get(&key).is_some_and(|held| **held == *pod));
+        if unchanged {
+            return;
+        }
         self.changed(object.kind(), &key);
+        match &object {
+            Object::Pod(p) => self.controller_changed(&p.metadata),
+            Object::ReplicaSet(rs) => self.controller_changed(&rs.metadata),
+            _ => {}
+        }
         match object {
             Object::Pod(pod) => match self.pods.get_mut(&key) {
                 // Most updates are status changes of a pod that stays where the
@@ -348,8 +360,22 @@ impl Cluster {
     /// pods' own findings (events note theirs as the store applies them).
     fn changed(&mut self, kind: Kind, key: &ObjectKey) {
         let pods = self.pods.len();
+        if kind.is_namespaced() && !matches!(kind, Kind::Pod | Kind::Event) {
+            self.changes.controller(kind.as_str(), key.clone());
+        }
         match kind {
-            Kind::Pod => self.changes.pod(key, pods),
+            Kind::Pod => {
+                self.changes.pod(key, pods);
+                if let Some(held) = self.pods.get(key) {
+                    let meta = &held.metadata;
+                    Self::controller_of_changed(&mut self.changes, meta);
+                }
+            }
+            Kind::ReplicaSet => {
+                if let Some(held) = self.replica_sets.get(key) {
+                    Self::controller_of_changed(&mut self.changes, &held.metadata);
+                }
+            }
             // A pending pod reads every node (pressure taints) and claim.
             Kind::Node | Kind::ResourceClaim => self.changes.everything(),
             Kind::Job => {
@@ -359,6 +385,20 @@ impl Cluster {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn controller_changed<L>(&mut self, meta: &Meta<L>) {
+        Self::controller_of_changed(&mut self.changes, meta);
+    }
+
+    /// Notes that what `meta` is controlled by changed (one of its objects did).
+    fn controller_of_changed<L>(changes: &mut ChangeLog, meta: &Meta<L>) {
+        if let Some(c) = meta.controller() {
+            changes.controller(
+                &c.kind,
+                ObjectKey::new(meta.namespace.clone(), c.name.as_str()),
+            );
         }
     }
 

@@ -28,9 +28,9 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, namespace_of,
+    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts, namespace_of,
 };
-use crate::model::{Kind, Pod, Time};
+use crate::model::{Kind, Meta, ObjectKey, Pod, Time};
 
 mod controllers;
 mod jobs;
@@ -66,7 +66,7 @@ vocabulary! {
 }
 
 family!(
-    "workloads": RolloutStuck,
+    "workloads" each controller: RolloutStuck,
     StatefulSetUpdateStuck,
     DaemonSetRolloutStuck,
     JobFailed,
@@ -365,37 +365,54 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
     }
 }
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let known = Known::new(out);
-    let mut verdicts = Vec::new();
-    verdicts.extend(
-        input
-            .cluster
-            .deployments()
-            .filter_map(|d| controllers::rollout_stuck(input, &known, d)),
-    );
-    verdicts.extend(
-        input
-            .cluster
-            .stateful_sets()
-            .filter_map(|s| controllers::update_stuck(input, &known, s)),
-    );
-    verdicts.extend(
-        input
-            .cluster
-            .daemon_sets()
-            .filter_map(|d| controllers::daemonset_stuck(input, &known, d)),
-    );
-    for job in input.cluster.jobs() {
-        verdicts.extend(jobs::job_verdict(input, &known, job));
+/// Judges the controllers `verdicts` wants, one at a time; returns the
+/// verdicts on pods of no controller.
+fn diagnose_controllers(
+    input: &Input<'_>,
+    before: &[Finding],
+    verdicts: &mut dyn Verdicts,
+) -> Vec<Finding> {
+    let known = Known::new(before);
+    let cluster = input.cluster;
+    for d in cluster.deployments() {
+        judge_one(input, verdicts, Kind::Deployment, &d.metadata, || {
+            controllers::rollout_stuck(input, &known, d)
+        });
     }
-    verdicts.extend(
-        input
-            .unsettled
-            .iter()
-            .filter_map(|p| jobs::pod_failed(&known, p)),
-    );
-    out.extend(verdicts);
+    for s in cluster.stateful_sets() {
+        judge_one(input, verdicts, Kind::StatefulSet, &s.metadata, || {
+            controllers::update_stuck(input, &known, s)
+        });
+    }
+    for d in cluster.daemon_sets() {
+        judge_one(input, verdicts, Kind::DaemonSet, &d.metadata, || {
+            controllers::daemonset_stuck(input, &known, d)
+        });
+    }
+    for job in cluster.jobs() {
+        judge_one(input, verdicts, Kind::Job, &job.metadata, || {
+            jobs::job_verdict(input, &known, job)
+        });
+    }
+    input
+        .unsettled
+        .iter()
+        .filter_map(|p| jobs::pod_failed(&known, p))
+        .collect()
+}
+
+fn judge_one<L>(
+    input: &Input<'_>,
+    verdicts: &mut dyn Verdicts,
+    kind: Kind,
+    meta: &Meta<L>,
+    judge: impl FnOnce() -> Option<Finding>,
+) {
+    let key = ObjectKey::new(meta.namespace.clone(), meta.name.clone());
+    if verdicts.wanted(kind, &key) {
+        let (verdict, until, _) = input.apart(judge);
+        verdicts.found(kind, key, verdict, until);
+    }
 }
 
 /// Whether a verdict that needs time has waited long enough.
