@@ -35,7 +35,7 @@ fn image_pull_finding(objects: &[Value], pod: &str) -> (String, String, String, 
             f.cause.to_string(),
             registry.clone(),
             waiting_reason.clone(),
-            f.message.clone(),
+            f.message.to_string(),
         ),
         other => panic!("{other:?}"),
     }

@@ -98,6 +98,61 @@ impl Default for Settings {
     }
 }
 
+/// A finding's message, read as text: shared, not copied, by the findings
+/// kept between judgements and those handed out (a kubelet message runs to
+/// 2 KB, and a storm has tens of thousands).
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Message(std::sync::Arc<str>);
+
+impl std::ops::Deref for Message {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Message {
+    fn from(text: String) -> Self {
+        Message(text.into())
+    }
+}
+
+impl From<&str> for Message {
+    fn from(text: &str) -> Self {
+        Message(text.into())
+    }
+}
+
+impl PartialEq<str> for Message {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Message {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Message {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One thing that is wrong, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -123,7 +178,7 @@ pub struct Finding {
     pub since: Option<Time>,
     /// The message the cause was judged from: a condition's or event's text as
     /// the API gave it, or a short statement of the fact used when no text was.
-    pub message: String,
+    pub message: Message,
     pub detail: Detail,
 }
 

@@ -259,7 +259,7 @@ mod tests {
             node: Some(node.into()),
             cause: Cause::PodTerminating(TerminatingCause::NodeNotReady),
             since: Some(at),
-            message: String::new(),
+            message: Default::default(),
             detail: Detail::Terminating {
                 requested: at,
                 deadline: at,

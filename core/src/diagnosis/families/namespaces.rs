@@ -257,7 +257,7 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
         cause: Cause::NamespaceTerminating(cause),
         // Namespaces are deleted without a grace period: the timestamp is the request.
         since: ns.metadata.deletion_timestamp,
-        message,
+        message: message.into(),
         detail: Detail::NamespaceContent {
             remaining_resources,
             remaining_finalizers,

@@ -68,7 +68,7 @@ pub(super) fn object_finding(
         node: None,
         cause,
         since,
-        message,
+        message: message.into(),
         detail,
     }
 }

@@ -255,7 +255,7 @@ pub(super) fn pod_failed(known: &Known<'_>, pod: &Pod) -> Option<Finding> {
         since: at
             .or(pod.status.start_time)
             .or(pod.metadata.creation_timestamp),
-        message,
+        message: message.into(),
         detail: Detail::Verdict {
             pod_cause: Some(pod_cause),
             pods: 1,

@@ -280,7 +280,7 @@ fn explain<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Option<Explan
         cause,
         pod_cause: Some(pod_cause),
         pods: group.len(),
-        example: Some((first.name.clone(), first.message.clone())),
+        example: Some((first.name.clone(), first.message.to_string())),
         owner: first.owner.clone(),
         node: first.node.clone(),
         registry: first.detail.registry().map(str::to_string),
@@ -352,7 +352,7 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
         owner: e.owner,
         cause: anomaly_cause,
         since: e.since,
-        message,
+        message: message.into(),
         detail: Detail::Verdict {
             pod_cause: e.pod_cause,
             pods: e.pods,
