@@ -19,7 +19,6 @@ use super::{FAMILIES, Finding, Input, Judge, Lasting, Settings, Verdicts, sort};
 use crate::model::{Changes, Cluster, Kind, ObjectKey, Pod, Time};
 
 /// One pod's findings from the families that judge each pod.
-#[derive(PartialEq)]
 struct PodFindings {
     /// Each with the index of its family in [`FAMILIES`].
     findings: Vec<(usize, Finding)>,
