@@ -329,6 +329,10 @@ async fn scrape(process: &ExporterProcess, scrapes: usize, report: &mut Report) 
     Ok(metrics)
 }
 
+/// CPU time enough to be read from counters that move in 10 ms ticks
+/// (a tenth off at most).
+const CPU_READABLE_SECONDS: f64 = 0.1;
+
 /// Seconds the exporter has spent diagnosing, by its own counter.
 fn judge_seconds(metrics: &str) -> f64 {
     sum_of(metrics, "kube_lifecycle_judgement_seconds_total", "")
@@ -341,15 +345,22 @@ async fn scrape_gzip(process: &ExporterProcess, scrapes: usize, report: &mut Rep
     let mut ms = Vec::new();
     let judged_before = judge_seconds(&process.get("/metrics").await?);
     let cpu_before = process.cpu_seconds()?;
-    for _ in 0..scrapes {
+    let began = Instant::now();
+    let mut cpu = 0.0;
+    // The kernel counts CPU time in ticks of 10 ms: a small model's scrapes
+    // can all fit in one, so scraping goes on until enough ticks have passed
+    // to read (or ten seconds, for a model whose scrapes cost nothing).
+    while ms.len() < scrapes.max(1)
+        || (cpu < CPU_READABLE_SECONDS && began.elapsed() < Duration::from_secs(10))
+    {
         let start = Instant::now();
         (report.metrics_gzip_bytes, report.metrics_gzipped) =
             process.get_gzip_size("/metrics").await?;
         ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        cpu = process.cpu_seconds()? - cpu_before;
     }
-    let cpu = process.cpu_seconds()? - cpu_before;
     let judged = judge_seconds(&process.get("/metrics").await?) - judged_before;
-    let per_scrape = |seconds: f64| seconds * 1000.0 / scrapes.max(1) as f64;
+    let per_scrape = |seconds: f64| seconds * 1000.0 / ms.len() as f64;
     report.scrape_cpu_ms = per_scrape(cpu);
     report.scrape_judge_ms = per_scrape(judged);
     ms.sort_by(f64::total_cmp);
