@@ -7,7 +7,7 @@
 use std::cell::{Cell, OnceCell};
 use std::collections::HashSet;
 
-use crate::model::{Cluster, Kind, ObjectKey, Pod, Time};
+use crate::model::{Cluster, Kind, Meta, ObjectKey, Pod, Time};
 
 use super::moment::Moment;
 
@@ -53,6 +53,22 @@ impl<'a> Input<'a> {
                     .collect()
             })
             .contains(scheduler)
+    }
+
+    /// Judges the controller `meta` of `kind` with `judge`, if `verdicts`
+    /// wants it judged, and hands it the verdict.
+    pub(crate) fn verdict<L>(
+        &self,
+        verdicts: &mut dyn Verdicts,
+        kind: Kind,
+        meta: &Meta<L>,
+        judge: impl FnOnce() -> Option<Finding>,
+    ) {
+        let key = ObjectKey::new(meta.namespace.clone(), meta.name.clone());
+        if verdicts.wanted(kind, &key) {
+            let (verdict, until, _) = self.apart(judge);
+            verdicts.found(kind, key, verdict, until);
+        }
     }
 
     /// Runs `judge` as a judgement of its own: what it read beyond its

@@ -11,7 +11,9 @@
 //! a full diagnosis would hand them: the result is what
 //! [`diagnose_until`](super::diagnose_until) gives, finding for finding.
 
+use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -39,19 +41,54 @@ type ControllerKey = (Kind, ObjectKey);
 /// The findings of a changing model, kept between judgements.
 pub struct Incremental {
     settings: Settings,
-    pods: HashMap<ObjectKey, PodFindings>,
+    /// Each unsettled pod's findings, in the order of the model's unsettled
+    /// pods (by key, the key shared with the model's): a judgement walks the
+    /// two side by side, so a pod kept costs no lookup.
+    pods: Vec<(Arc<ObjectKey>, PodFindings)>,
     /// The pods kept, by the moment their findings stop holding.
-    due: BTreeSet<(Time, ObjectKey)>,
+    due: BTreeSet<(Time, Arc<ObjectKey>)>,
     /// The pods whose findings read every pod: judged every time.
-    reading_every_pod: HashSet<ObjectKey>,
-    controllers: KeptVerdicts,
-    /// The findings of the families that judge the whole cluster, as the
-    /// controllers' family last read them.
-    whole_before_controllers: Vec<Finding>,
+    reading_every_pod: HashSet<Arc<ObjectKey>>,
+    /// The verdicts of each family that judges each controller, by its
+    /// index in [`FAMILIES`] (empty for the others).
+    controllers: Vec<ControllerVerdicts>,
     /// The moment of the last judgement.
     at: Option<Time>,
     /// How many pods the last judgement judged again.
     judged: usize,
+}
+
+/// What a family that judges each controller found, kept.
+#[derive(Default)]
+struct ControllerVerdicts {
+    verdicts: KeptVerdicts,
+    /// The findings of the families before it that judge more than one pod,
+    /// as it last read them.
+    whole_before: Vec<Finding>,
+}
+
+impl ControllerVerdicts {
+    /// Forgets the verdicts that may read differently now: those about the
+    /// controllers `touched`, those whose time has come, and all of them
+    /// when `whole_before` (the findings of the families before it that
+    /// judge more than one pod) changed.
+    fn stale(
+        &mut self,
+        whole_before: Vec<Finding>,
+        everything: bool,
+        touched: &[ControllerKey],
+        now: Time,
+    ) {
+        if everything || whole_before != self.whole_before {
+            self.verdicts.clear();
+        } else {
+            self.verdicts.forget_due(now);
+            for key in touched {
+                self.verdicts.forget(key);
+            }
+        }
+        self.whole_before = whole_before;
+    }
 }
 
 /// The verdicts on controllers, kept.
@@ -101,13 +138,6 @@ impl Verdicts for KeptVerdicts {
     }
 }
 
-/// Whether `finding` comes from a family that judges each pod.
-fn of_each_pod(finding: &Finding) -> bool {
-    FAMILIES
-        .iter()
-        .any(|f| matches!(f.judge, Judge::EachPod(_)) && f.anomalies.contains(&finding.anomaly()))
-}
-
 /// The controller whose verdict reads `kind` `key`: itself, or for a
 /// ReplicaSet, the Deployment that controls it now.
 fn controller_judged(cluster: &Cluster, kind: &str, key: ObjectKey) -> Option<ControllerKey> {
@@ -133,11 +163,10 @@ impl Incremental {
     pub fn new(settings: Settings) -> Self {
         Incremental {
             settings,
-            pods: HashMap::default(),
+            pods: Vec::new(),
             due: BTreeSet::new(),
             reading_every_pod: HashSet::new(),
-            controllers: KeptVerdicts::default(),
-            whole_before_controllers: Vec::new(),
+            controllers: FAMILIES.iter().map(|_| Default::default()).collect(),
             at: None,
             judged: 0,
         }
@@ -156,54 +185,91 @@ impl Incremental {
         self.at = Some(now);
         self.judged = 0;
         let mut touched: HashSet<(String, ObjectKey)> = changes.controllers;
-        let mut before = HashMap::default();
+        let reading_every_pod: Vec<Arc<ObjectKey>> =
+            self.reading_every_pod.iter().cloned().collect();
+        // The pods to judge again, in key order, to walk beside the others.
+        let mut stale: Vec<&ObjectKey> = Vec::new();
+        let mut held = std::mem::take(&mut self.pods);
         if everything {
-            self.pods.clear();
+            held.clear();
             self.due.clear();
             self.reading_every_pod.clear();
-            self.controllers.clear();
         } else {
-            let mut stale = changes.pods;
-            stale.extend(self.reading_every_pod.iter().cloned());
-            while self.due.first().is_some_and(|(until, _)| *until <= now) {
-                stale.extend(self.due.pop_first().map(|(_, key)| key));
-            }
-            for key in stale {
-                if let Some(held) = self.forget(&key) {
-                    before.insert(key, held);
-                }
-            }
+            stale.extend(&changes.pods);
+            stale.extend(reading_every_pod.iter().map(|k| &**k));
+            stale.sort_unstable();
+            stale.dedup();
         }
+        let due = self.pods_due(now);
+        let mut stale = stale.into_iter().peekable();
+        let mut due = due.iter().peekable();
+        let mut held = held.into_iter().peekable();
         let mut kept: Vec<Vec<Finding>> = vec![Vec::new(); FAMILIES.len()];
+        self.pods.reserve(held.len());
         for (key, pod) in cluster.unsettled_pods_keyed() {
-            let held = match self.pods.get(key) {
-                Some(held) => held,
-                None => {
-                    let was = before.remove(key);
-                    let held = self.judge(&input, key.clone(), pod);
-                    // A pod whose findings changed changes its controller's.
-                    if was.is_none_or(|was| was.findings != held.findings) {
+            // What was kept of pods before this one: no longer unsettled.
+            while let Some((gone, findings)) = held.next_if(|(k, _)| before(k, key)) {
+                self.unschedule(&gone, &findings);
+            }
+            let was = held.next_if(|(k, _)| same(k, key));
+            while stale.next_if(|k| **k < **key).is_some() {}
+            while due.next_if(|k| before(k, key)).is_some() {}
+            let again =
+                stale.next_if(|k| **k == **key).is_some() | due.next_if(|k| same(k, key)).is_some();
+            let findings = match was {
+                Some((_, held)) if !again => held,
+                was => {
+                    if let Some((_, was)) = &was {
+                        self.unschedule(key, was);
+                    }
+                    let now_held = self.judge(&input, key, pod);
+                    // A pod whose findings changed changes its controller's
+                    // verdicts; so may a Terminating one whose did not: a
+                    // blocked workload reads its judgement even where it
+                    // makes no finding of its own (one the garbage collector
+                    // deletes).
+                    if pod.is_terminating()
+                        || was.is_none_or(|(_, was)| was.findings != now_held.findings)
+                    {
                         if let Some(c) = pod.metadata.controller() {
                             let key = ObjectKey::new(key.namespace.clone(), c.name.as_str());
                             touched.insert((c.kind.clone(), key));
                         }
                     }
-                    held
+                    now_held
                 }
             };
-            for (family, finding) in &held.findings {
+            for (family, finding) in &findings.findings {
                 kept[*family].push(finding.clone());
             }
+            self.pods.push((key.clone(), findings));
         }
+        // Pods past the last unsettled one: no longer unsettled either.
+        for (key, gone) in held {
+            self.unschedule(&key, &gone);
+        }
+        let touched: Vec<ControllerKey> = touched
+            .into_iter()
+            .filter_map(|(kind, key)| controller_judged(cluster, &kind, key))
+            .collect();
         let mut findings = Vec::new();
-        for (family, kept) in FAMILIES.iter().zip(kept) {
+        // Where the findings of the families that judge more than one pod
+        // lie in `findings` (families only add to it).
+        let mut whole = Vec::new();
+        for ((family, kept), held) in FAMILIES.iter().zip(kept).zip(&mut self.controllers) {
+            let from = findings.len();
             match family.judge {
                 Judge::EachPod(_) => findings.extend(kept),
                 Judge::EachController(judge) => {
-                    self.stale_controllers(cluster, &findings, everything, touched.drain(), now);
-                    let beyond = judge(&input, &findings, &mut self.controllers);
+                    let whole_before = whole
+                        .iter()
+                        .flat_map(|r: &std::ops::Range<usize>| findings[r.clone()].iter())
+                        .cloned()
+                        .collect();
+                    held.stale(whole_before, everything, &touched, now);
+                    let beyond = judge(&input, &findings, &mut held.verdicts);
                     findings.extend(
-                        self.controllers
+                        held.verdicts
                             .held
                             .values()
                             .filter_map(|v| v.finding.clone()),
@@ -212,50 +278,26 @@ impl Incremental {
                 }
                 Judge::Whole(judge) => judge(&input, &mut findings),
             }
+            if !matches!(family.judge, Judge::EachPod(_)) {
+                whole.push(from..findings.len());
+            }
         }
         sort(&mut findings);
-        let until = [
-            input.now.next_change(),
-            self.due.first().map(|(t, _)| *t),
-            self.controllers.due.first().map(|(t, _)| *t),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let until = [input.now.next_change(), self.due.first().map(|(t, _)| *t)]
+            .into_iter()
+            .chain(
+                self.controllers
+                    .iter()
+                    .map(|c| c.verdicts.due.first().map(|(t, _)| *t)),
+            )
+            .flatten()
+            .min();
         Lasting { findings, until }
     }
 
-    /// Forgets the verdicts on controllers that may read differently now:
-    /// those `touched` names, those whose time has come, and all of them when
-    /// the findings of the whole-cluster families before them changed.
-    fn stale_controllers(
-        &mut self,
-        cluster: &Cluster,
-        findings: &[Finding],
-        everything: bool,
-        touched: impl Iterator<Item = (String, ObjectKey)>,
-        now: Time,
-    ) {
-        let whole: Vec<Finding> = findings
-            .iter()
-            .filter(|f| !of_each_pod(f))
-            .cloned()
-            .collect();
-        if everything || whole != self.whole_before_controllers {
-            self.controllers.clear();
-        } else {
-            self.controllers.forget_due(now);
-            for (kind, key) in touched {
-                if let Some(key) = controller_judged(cluster, &kind, key) {
-                    self.controllers.forget(&key);
-                }
-            }
-        }
-        self.whole_before_controllers = whole;
-    }
-
-    /// Judges `pod` by each family that judges pods, and keeps what it finds.
-    fn judge(&mut self, input: &Input<'_>, key: ObjectKey, pod: &Pod) -> &PodFindings {
+    /// Judges `pod` by each family that judges pods; schedules it to be
+    /// judged again when its findings stop holding.
+    fn judge(&mut self, input: &Input<'_>, key: &Arc<ObjectKey>, pod: &Pod) -> PodFindings {
         self.judged += 1;
         let (findings, until, read_every_pod) = input.apart(|| {
             let mut findings = Vec::new();
@@ -274,11 +316,22 @@ impl Incremental {
         if read_every_pod {
             self.reading_every_pod.insert(key.clone());
         }
-        self.pods.entry(key).or_insert(PodFindings {
+        PodFindings {
             findings,
             until,
             read_every_pod,
-        })
+        }
+    }
+
+    /// The pods whose findings stop holding by `now`, in key order (no longer
+    /// scheduled).
+    fn pods_due(&mut self, now: Time) -> Vec<Arc<ObjectKey>> {
+        let mut due = Vec::new();
+        while self.due.first().is_some_and(|(until, _)| *until <= now) {
+            due.extend(self.due.pop_first().map(|(_, key)| key));
+        }
+        due.sort_unstable();
+        due
     }
 
     /// How many pods the last judgement judged again (the rest it kept).
@@ -286,16 +339,25 @@ impl Incremental {
         self.judged
     }
 
-    fn forget(&mut self, key: &ObjectKey) -> Option<PodFindings> {
-        let held = self.pods.remove(key)?;
+    /// Takes `held`, the findings of the pod `key`, off the schedules.
+    fn unschedule(&mut self, key: &Arc<ObjectKey>, held: &PodFindings) {
         if let Some(until) = held.until {
             self.due.remove(&(until, key.clone()));
         }
         if held.read_every_pod {
-            self.reading_every_pod.remove(key);
+            self.reading_every_pod.remove(&**key);
         }
-        Some(held)
     }
+}
+
+/// Whether `a` and `b` are the key of one pod (most often, the same key).
+fn same(a: &Arc<ObjectKey>, b: &Arc<ObjectKey>) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
+
+/// Whether the pod `a` comes before the pod `b` in key order.
+fn before(a: &Arc<ObjectKey>, b: &Arc<ObjectKey>) -> bool {
+    !Arc::ptr_eq(a, b) && a.cmp(b) == Ordering::Less
 }
 
 #[cfg(test)]

@@ -14,13 +14,14 @@
 //!   (1.31+).
 
 use crate::diagnosis::moment::Moment;
-use foldhash::HashSet;
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, TerminatingCause, node_of};
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Finding, Input, TerminatingCause, Verdicts, node_of,
+};
 use crate::model::{Cluster, Deployment, Job, Kind, Meta, Pod, ReplicaSet, StatefulSet};
 
 use super::pod_finding::object_finding;
@@ -57,7 +58,7 @@ impl From<TerminatingCause> for BlockingCause {
     }
 }
 
-family!("blocking": RecreateBlocked, StatefulSetBlocked, JobBlocked);
+family!("blocking" each controller: RecreateBlocked, StatefulSetBlocked, JobBlocked);
 
 const METRICS: &[MetricFamily] = &[
     MetricFamily {
@@ -110,56 +111,31 @@ const METRICS: &[MetricFamily] = &[
     },
 ];
 
-/// Every Terminating pod is among the unsettled ones.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let (cluster, unsettled, now) = (input.cluster, &input.unsettled, &input.now);
-    out.extend(
-        cluster
-            .deployments()
-            .filter_map(|d| recreate_blocked(cluster, d, now)),
-    );
-    // Only a Terminating pod blocks a StatefulSet or a Job: the controllers no
-    // such pod names are not walked (a scrape used to walk every set's pods).
-    let sets = WithTerminating::of(unsettled, Kind::StatefulSet);
-    out.extend(
-        cluster
-            .stateful_sets()
-            .filter(|s| sets.names(&s.metadata))
-            .filter_map(|s| statefulset_blocked(cluster, s, now)),
-    );
-    let jobs = WithTerminating::of(unsettled, Kind::Job);
-    out.extend(
-        cluster
-            .jobs()
-            .filter(|j| jobs.names(&j.metadata))
-            .filter_map(|j| job_blocked(cluster, j, now)),
-    );
-}
-
-/// (namespace, name) of the controllers of one kind that a Terminating pod
-/// names.
-struct WithTerminating<'a>(HashSet<(&'a str, &'a str)>);
-
-impl<'a> WithTerminating<'a> {
-    fn of(unsettled: &[&'a Pod], kind: Kind) -> Self {
-        WithTerminating(
-            unsettled
-                .iter()
-                .filter(|p| p.is_terminating())
-                .filter_map(|p| {
-                    let c = p.metadata.controller()?;
-                    (c.kind == kind.as_str())
-                        .then_some((p.metadata.namespace.as_str(), c.name.as_str()))
-                })
-                .collect(),
-        )
+/// Each controller on its own: its pods (by the model's index of pods by
+/// owner) and their nodes; what the families before it found, it does not
+/// read.
+fn diagnose_controllers(
+    input: &Input<'_>,
+    _: &[Finding],
+    verdicts: &mut dyn Verdicts,
+) -> Vec<Finding> {
+    let (cluster, now) = (input.cluster, &input.now);
+    for d in cluster.deployments() {
+        input.verdict(verdicts, Kind::Deployment, &d.metadata, || {
+            recreate_blocked(cluster, d, now)
+        });
     }
-
-    /// Whether a Terminating pod names the controller of `meta`.
-    fn names(&self, meta: &Meta) -> bool {
-        self.0
-            .contains(&(meta.namespace.as_str(), meta.name.as_str()))
+    for s in cluster.stateful_sets() {
+        input.verdict(verdicts, Kind::StatefulSet, &s.metadata, || {
+            statefulset_blocked(cluster, s, now)
+        });
     }
+    for j in cluster.jobs() {
+        input.verdict(verdicts, Kind::Job, &j.metadata, || {
+            job_blocked(cluster, j, now)
+        });
+    }
+    Vec::new()
 }
 
 /// Why a pod that blocks its workload is not gone.

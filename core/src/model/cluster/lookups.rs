@@ -2,6 +2,8 @@
 //! the lookups through its indexes (pods by node and by owner, unsettled pods,
 //! a Deployment's ReplicaSets, the warning events about an object).
 
+use std::sync::Arc;
+
 use super::Cluster;
 use crate::model::controllers::{Job, ReplicationController};
 use crate::model::event::Event;
@@ -24,14 +26,12 @@ impl Cluster {
     /// The pods that are not [settled](Pod::is_settled), in key order: every pod
     /// the Terminating, Pending and container diagnoses can report.
     pub(crate) fn unsettled_pods(&self) -> impl Iterator<Item = &Pod> {
-        self.unsettled_pods.iter().filter_map(|k| self.pod(k))
+        self.unsettled_pods.values().map(|p| &**p)
     }
 
     /// [`Cluster::unsettled_pods`] with their keys.
-    pub(crate) fn unsettled_pods_keyed(&self) -> impl Iterator<Item = (&ObjectKey, &Pod)> {
-        self.unsettled_pods
-            .iter()
-            .filter_map(|k| Some((&**k, self.pod(k)?)))
+    pub(crate) fn unsettled_pods_keyed(&self) -> impl Iterator<Item = (&Arc<ObjectKey>, &Pod)> {
+        self.unsettled_pods.iter().map(|(k, p)| (k, &**p))
     }
 
     pub fn pod(&self, key: &ObjectKey) -> Option<&Pod> {

@@ -56,8 +56,9 @@ pub struct Cluster {
     /// Pods by key; the key is shared with the indexes rather than copied. A
     /// hash map: the diagnoses look pods up by key (through the indexes) far more
     /// often than they walk them, and nothing depends on the walking order
-    /// (findings are sorted). Boxed, so the table's empty slots cost a pointer.
-    pods: HashMap<Arc<ObjectKey>, Box<Pod>>,
+    /// (findings are sorted). Shared with the unsettled index, so the table's
+    /// empty slots cost a pointer and a walk of that index no lookup.
+    pods: HashMap<Arc<ObjectKey>, Arc<Pod>>,
     nodes: BTreeMap<Name, Node>,
     namespaces: BTreeMap<Name, Namespace>,
     /// The workloads are boxed: a B-tree's spare slots then cost a pointer
@@ -76,8 +77,9 @@ pub struct Cluster {
     pods_by_owner: HashMap<OwnerKey, Vec<Arc<ObjectKey>>>,
     /// Pods that are not simply running (see [`Pod::is_settled`]): the only
     /// ones the per-pod diagnoses look at, so a scrape walks a few percent of a
-    /// large cluster's pods instead of all of them.
-    unsettled_pods: BTreeSet<Arc<ObjectKey>>,
+    /// large cluster's pods instead of all of them. Each is held with its pod,
+    /// so that walking them hashes no key (a storm has tens of thousands).
+    unsettled_pods: BTreeMap<Arc<ObjectKey>, Arc<Pod>>,
     replica_sets_by_owner: HashMap<OwnerKey, Vec<ObjectKey>>,
     listed: BTreeSet<Kind>,
     /// What changed since the diagnosis last asked ([`Cluster::take_changes`]).
@@ -110,14 +112,21 @@ impl Cluster {
             Object::Pod(pod) => match self.pods.get_mut(&key) {
                 // Most updates are status changes of a pod that stays where the
                 // indexes have it: replace it in place, no index touched.
-                Some(held) if indexed_alike(held, &pod) => **held = pod,
+                Some(held) if indexed_alike(held, &pod) => {
+                    let pod = Arc::new(pod);
+                    if let Some(unsettled) = self.unsettled_pods.get_mut(&key) {
+                        *unsettled = pod.clone();
+                    }
+                    *held = pod;
+                }
                 held => {
                     if held.is_some() {
                         self.unindex_pod(&key);
                     }
                     let key = Arc::new(key);
+                    let pod = Arc::new(pod);
                     self.index_pod(&key, &pod);
-                    self.pods.insert(key, Box::new(pod));
+                    self.pods.insert(key, pod);
                 }
             },
             Object::Node(node) => {
@@ -431,7 +440,7 @@ impl Cluster {
     }
 
     /// The pod indexes: by node, by controller, and whether it is unsettled.
-    fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Pod) {
+    fn index_pod(&mut self, key: &Arc<ObjectKey>, pod: &Arc<Pod>) {
         let node = &pod.spec.node_name;
         index_insert(
             &mut self.pods_by_node,
@@ -444,7 +453,7 @@ impl Cluster {
             key,
         );
         if !pod.is_settled() {
-            self.unsettled_pods.insert(key.clone());
+            self.unsettled_pods.insert(key.clone(), pod.clone());
         }
     }
 

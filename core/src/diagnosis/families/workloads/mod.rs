@@ -30,7 +30,7 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
     Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts, namespace_of,
 };
-use crate::model::{Kind, Meta, ObjectKey, Pod, Time};
+use crate::model::{Kind, Pod, Time};
 
 mod controllers;
 mod jobs;
@@ -375,22 +375,22 @@ fn diagnose_controllers(
     let known = Known::new(before);
     let cluster = input.cluster;
     for d in cluster.deployments() {
-        judge_one(input, verdicts, Kind::Deployment, &d.metadata, || {
+        input.verdict(verdicts, Kind::Deployment, &d.metadata, || {
             controllers::rollout_stuck(input, &known, d)
         });
     }
     for s in cluster.stateful_sets() {
-        judge_one(input, verdicts, Kind::StatefulSet, &s.metadata, || {
+        input.verdict(verdicts, Kind::StatefulSet, &s.metadata, || {
             controllers::update_stuck(input, &known, s)
         });
     }
     for d in cluster.daemon_sets() {
-        judge_one(input, verdicts, Kind::DaemonSet, &d.metadata, || {
+        input.verdict(verdicts, Kind::DaemonSet, &d.metadata, || {
             controllers::daemonset_stuck(input, &known, d)
         });
     }
     for job in cluster.jobs() {
-        judge_one(input, verdicts, Kind::Job, &job.metadata, || {
+        input.verdict(verdicts, Kind::Job, &job.metadata, || {
             jobs::job_verdict(input, &known, job)
         });
     }
@@ -399,20 +399,6 @@ fn diagnose_controllers(
         .iter()
         .filter_map(|p| jobs::pod_failed(&known, p))
         .collect()
-}
-
-fn judge_one<L>(
-    input: &Input<'_>,
-    verdicts: &mut dyn Verdicts,
-    kind: Kind,
-    meta: &Meta<L>,
-    judge: impl FnOnce() -> Option<Finding>,
-) {
-    let key = ObjectKey::new(meta.namespace.clone(), meta.name.clone());
-    if verdicts.wanted(kind, &key) {
-        let (verdict, until, _) = input.apart(judge);
-        verdicts.found(kind, key, verdict, until);
-    }
 }
 
 /// Whether a verdict that needs time has waited long enough.
