@@ -17,13 +17,13 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use super::{FAMILIES, Finding, Input, Judge, Lasting, Settings, Verdicts, sort};
+use super::{Anomaly, FAMILIES, Finding, Input, Judge, Lasting, Settings, Verdicts, sort};
 use crate::model::{Changes, Cluster, Kind, ObjectKey, Pod, Time};
 
 /// One pod's findings from the families that judge each pod.
 struct PodFindings {
-    /// Each with the index of its family in [`FAMILIES`].
-    findings: Vec<(usize, Finding)>,
+    /// In the order of the diagnosis (by anomaly, then container).
+    findings: Vec<Finding>,
     /// When, with the model unchanged, they could read differently.
     until: Option<Time>,
     /// They read every pod: any pod's change may change them.
@@ -204,7 +204,9 @@ impl Incremental {
         let mut stale = stale.into_iter().peekable();
         let mut due = due.iter().peekable();
         let mut held = held.into_iter().peekable();
-        let mut kept: Vec<Vec<Finding>> = vec![Vec::new(); FAMILIES.len()];
+        // The per-pod findings by anomaly: walked in the pods' order, each
+        // list is in the diagnosis's order as it grows.
+        let mut by_anomaly: Vec<Vec<Finding>> = vec![Vec::new(); Anomaly::ALL.len()];
         self.pods.reserve(held.len());
         for (key, pod) in cluster.unsettled_pods_keyed() {
             // What was kept of pods before this one: no longer unsettled.
@@ -239,8 +241,8 @@ impl Incremental {
                     now_held
                 }
             };
-            for (family, finding) in &findings.findings {
-                kept[*family].push(finding.clone());
+            for finding in &findings.findings {
+                by_anomaly[finding.anomaly() as usize].push(finding.clone());
             }
             self.pods.push((key.clone(), findings));
         }
@@ -256,10 +258,14 @@ impl Incremental {
         // Where the findings of the families that judge more than one pod
         // lie in `findings` (families only add to it).
         let mut whole = Vec::new();
-        for ((family, kept), held) in FAMILIES.iter().zip(kept).zip(&mut self.controllers) {
+        for (family, held) in FAMILIES.iter().zip(&mut self.controllers) {
             let from = findings.len();
             match family.judge {
-                Judge::EachPod(_) => findings.extend(kept),
+                Judge::EachPod(_) => {
+                    for anomaly in family.anomalies {
+                        findings.append(&mut by_anomaly[*anomaly as usize]);
+                    }
+                }
                 Judge::EachController(judge) => {
                     let whole_before = whole
                         .iter()
@@ -282,7 +288,7 @@ impl Incremental {
                 whole.push(from..findings.len());
             }
         }
-        sort(&mut findings);
+        let findings = in_order(findings, &whole);
         let until = [input.now.next_change(), self.due.first().map(|(t, _)| *t)]
             .into_iter()
             .chain(
@@ -299,17 +305,22 @@ impl Incremental {
     /// judged again when its findings stop holding.
     fn judge(&mut self, input: &Input<'_>, key: &Arc<ObjectKey>, pod: &Pod) -> PodFindings {
         self.judged += 1;
-        let (findings, until, read_every_pod) = input.apart(|| {
+        let (mut findings, until, read_every_pod) = input.apart(|| {
             let mut findings = Vec::new();
-            let mut out = Vec::new();
-            for (index, family) in FAMILIES.iter().enumerate() {
+            for family in FAMILIES {
                 if let Judge::EachPod(judge) = family.judge {
-                    judge(input, pod, &mut out);
-                    findings.extend(out.drain(..).map(|f| (index, f)));
+                    judge(input, pod, &mut findings);
                 }
             }
             findings
         });
+        // Each finding is about this pod (the families that judge a pod say
+        // nothing of other objects), so the diagnosis orders them by anomaly
+        // and container alone; a sort that keeps ties as found, as its does.
+        debug_assert!(findings.iter().all(|f| f.kind == Kind::Pod
+            && *f.name == *pod.metadata.name
+            && f.namespace.as_deref().unwrap_or_default() == &*pod.metadata.namespace));
+        findings.sort_by(|a, b| (a.anomaly(), &a.container).cmp(&(b.anomaly(), &b.container)));
         if let Some(until) = until {
             self.due.insert((until, key.clone()));
         }
@@ -348,6 +359,28 @@ impl Incremental {
             self.reading_every_pod.remove(&**key);
         }
     }
+}
+
+/// `findings` in the diagnosis's order ([`sort`](super::sort)), knowing
+/// that those outside `whole` (the per-pod families' findings) are already
+/// in that order within each anomaly: they are moved into place by anomaly,
+/// and only the anomalies of the other families' findings are sorted.
+fn in_order(findings: Vec<Finding>, whole: &[std::ops::Range<usize>]) -> Vec<Finding> {
+    let mut by_anomaly: Vec<Vec<Finding>> = vec![Vec::new(); Anomaly::ALL.len()];
+    let mut unsorted = vec![false; Anomaly::ALL.len()];
+    for (index, finding) in findings.into_iter().enumerate() {
+        let anomaly = finding.anomaly() as usize;
+        unsorted[anomaly] |= whole.iter().any(|r| r.contains(&index));
+        by_anomaly[anomaly].push(finding);
+    }
+    let mut ordered = Vec::with_capacity(by_anomaly.iter().map(Vec::len).sum());
+    for (mut findings, unsorted) in by_anomaly.into_iter().zip(unsorted) {
+        if unsorted {
+            sort(&mut findings);
+        }
+        ordered.append(&mut findings);
+    }
+    ordered
 }
 
 /// Whether `a` and `b` are the key of one pod (most often, the same key).
