@@ -55,11 +55,13 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
 }];
 
 fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
-    let explained: HashSet<(&str, &str)> = out
-        .iter()
-        .filter(|f| f.kind == Kind::Pod)
-        .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str()))
-        .collect();
+    let mut explained: HashSet<(&str, &str)> =
+        HashSet::with_capacity_and_hasher(out.len(), Default::default());
+    explained.extend(
+        out.iter()
+            .filter(|f| f.kind == Kind::Pod)
+            .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str())),
+    );
     let stuck: Vec<Finding> = input
         .unsettled
         .iter()

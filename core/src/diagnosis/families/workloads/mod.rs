@@ -190,23 +190,24 @@ const METRICS: &[MetricFamily] = &[
 /// The findings about each pod the families before this one made, and the
 /// workloads they already explain.
 struct Known<'a> {
-    /// (namespace, pod) → its findings, alerted causes only (a pod within its
-    /// grace period, a pod gated on purpose, explain nothing).
-    pods: HashMap<(&'a str, &'a str), Vec<&'a Finding>>,
+    /// (namespace, pod) → its first finding (the findings come in the
+    /// families' order: Terminating, Pending, containers...), alerted causes
+    /// only (a pod within its grace period, a pod gated on purpose, explain
+    /// nothing).
+    pods: HashMap<(&'a str, &'a str), &'a Finding>,
     /// (kind, namespace, name) of workloads with a finding already.
     workloads: HashMap<(Kind, &'a str, &'a str), &'a Finding>,
 }
 
 impl<'a> Known<'a> {
     fn new(findings: &'a [Finding]) -> Self {
-        let mut pods: HashMap<(&str, &str), Vec<&Finding>> = HashMap::default();
+        let mut pods: HashMap<(&str, &str), &Finding> =
+            HashMap::with_capacity_and_hasher(findings.len(), Default::default());
         let mut workloads = HashMap::default();
         for f in findings.iter().filter(|f| f.cause.alerted()) {
             let namespace = f.namespace.as_deref().unwrap_or_default();
             if f.kind == Kind::Pod {
-                pods.entry((namespace, f.name.as_str()))
-                    .or_default()
-                    .push(f);
+                pods.entry((namespace, f.name.as_str())).or_insert(f);
             } else {
                 workloads.insert((f.kind, namespace, f.name.as_str()), f);
             }
@@ -214,12 +215,11 @@ impl<'a> Known<'a> {
         Known { pods, workloads }
     }
 
-    /// The finding that explains `pod`: its first (the findings come in the
-    /// families' order: Terminating, Pending, containers...).
+    /// The finding that explains `pod`.
     fn of(&self, pod: &Pod) -> Option<&'a Finding> {
         self.pods
             .get(&(pod.metadata.namespace.as_str(), pod.metadata.name.as_str()))
-            .and_then(|fs| fs.first().copied())
+            .copied()
     }
 
     fn explains(&self, kind: Kind, namespace: &str, name: &str) -> Option<&'a Finding> {
