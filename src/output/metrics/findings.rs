@@ -211,7 +211,8 @@ fn fold<'a>(
     findings: impl Iterator<Item = &'a Finding>,
     by_namespace: bool,
 ) -> BTreeMap<Vec<String>, f64> {
-    let mut folded: BTreeMap<Vec<String>, f64> = BTreeMap::new();
+    // Counted in a hash table, ordered once: a storm folds 80,000 findings.
+    let mut folded: foldhash::HashMap<Vec<String>, f64> = Default::default();
     for finding in findings {
         for sample in (family.samples)(finding) {
             let namespace = if by_namespace {
@@ -226,7 +227,7 @@ fn fold<'a>(
                 .or_insert(sample.value);
         }
     }
-    folded
+    folded.into_iter().collect()
 }
 
 /// The OpenMetrics text a set of findings produces.
