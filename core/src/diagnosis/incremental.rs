@@ -22,8 +22,9 @@ use crate::model::{Changes, Cluster, Kind, ObjectKey, Pod, Time};
 
 /// One pod's findings from the families that judge each pod.
 struct PodFindings {
-    /// In the order of the diagnosis (by anomaly, then container).
-    findings: Vec<Finding>,
+    /// As its families found them, each with the index of its family in
+    /// [`FAMILIES`] (the families after them read them in that order).
+    findings: Vec<(usize, Finding)>,
     /// When, with the model unchanged, they could read differently.
     until: Option<Time>,
     /// They read every pod: any pod's change may change them.
@@ -204,9 +205,7 @@ impl Incremental {
         let mut stale = stale.into_iter().peekable();
         let mut due = due.iter().peekable();
         let mut held = held.into_iter().peekable();
-        // The per-pod findings by anomaly: walked in the pods' order, each
-        // list is in the diagnosis's order as it grows.
-        let mut by_anomaly: Vec<Vec<Finding>> = vec![Vec::new(); Anomaly::ALL.len()];
+        let mut kept: Vec<Vec<Finding>> = vec![Vec::new(); FAMILIES.len()];
         self.pods.reserve(held.len());
         for (key, pod) in cluster.unsettled_pods_keyed() {
             // What was kept of pods before this one: no longer unsettled.
@@ -241,8 +240,8 @@ impl Incremental {
                     now_held
                 }
             };
-            for finding in &findings.findings {
-                by_anomaly[finding.anomaly() as usize].push(finding.clone());
+            for (family, finding) in &findings.findings {
+                kept[*family].push(finding.clone());
             }
             self.pods.push((key.clone(), findings));
         }
@@ -258,14 +257,10 @@ impl Incremental {
         // Where the findings of the families that judge more than one pod
         // lie in `findings` (families only add to it).
         let mut whole = Vec::new();
-        for (family, held) in FAMILIES.iter().zip(&mut self.controllers) {
+        for ((family, kept), held) in FAMILIES.iter().zip(kept).zip(&mut self.controllers) {
             let from = findings.len();
             match family.judge {
-                Judge::EachPod(_) => {
-                    for anomaly in family.anomalies {
-                        findings.append(&mut by_anomaly[*anomaly as usize]);
-                    }
-                }
+                Judge::EachPod(_) => findings.extend(kept),
                 Judge::EachController(judge) => {
                     let whole_before = whole
                         .iter()
@@ -288,7 +283,7 @@ impl Incremental {
                 whole.push(from..findings.len());
             }
         }
-        let findings = in_order(findings, &whole);
+        let findings = in_order(findings);
         let until = [input.now.next_change(), self.due.first().map(|(t, _)| *t)]
             .into_iter()
             .chain(
@@ -305,22 +300,17 @@ impl Incremental {
     /// judged again when its findings stop holding.
     fn judge(&mut self, input: &Input<'_>, key: &Arc<ObjectKey>, pod: &Pod) -> PodFindings {
         self.judged += 1;
-        let (mut findings, until, read_every_pod) = input.apart(|| {
+        let (findings, until, read_every_pod) = input.apart(|| {
             let mut findings = Vec::new();
-            for family in FAMILIES {
+            let mut out = Vec::new();
+            for (index, family) in FAMILIES.iter().enumerate() {
                 if let Judge::EachPod(judge) = family.judge {
-                    judge(input, pod, &mut findings);
+                    judge(input, pod, &mut out);
+                    findings.extend(out.drain(..).map(|f| (index, f)));
                 }
             }
             findings
         });
-        // Each finding is about this pod (the families that judge a pod say
-        // nothing of other objects), so the diagnosis orders them by anomaly
-        // and container alone; a sort that keeps ties as found, as its does.
-        debug_assert!(findings.iter().all(|f| f.kind == Kind::Pod
-            && *f.name == *pod.metadata.name
-            && f.namespace.as_deref().unwrap_or_default() == &*pod.metadata.namespace));
-        findings.sort_by(|a, b| (a.anomaly(), &a.container).cmp(&(b.anomaly(), &b.container)));
         if let Some(until) = until {
             self.due.insert((until, key.clone()));
         }
@@ -361,23 +351,18 @@ impl Incremental {
     }
 }
 
-/// `findings` in the diagnosis's order ([`sort`](super::sort)), knowing
-/// that those outside `whole` (the per-pod families' findings) are already
-/// in that order within each anomaly: they are moved into place by anomaly,
-/// and only the anomalies of the other families' findings are sorted.
-fn in_order(findings: Vec<Finding>, whole: &[std::ops::Range<usize>]) -> Vec<Finding> {
+/// `findings` in the diagnosis's order ([`sort`](super::sort)): moved
+/// into place by anomaly, then each anomaly's sorted on its own. The per-pod
+/// families' findings arrive in the pods' key order, so most of those sorts
+/// find their slice in order already: a pass, not a sort of the whole.
+fn in_order(findings: Vec<Finding>) -> Vec<Finding> {
     let mut by_anomaly: Vec<Vec<Finding>> = vec![Vec::new(); Anomaly::ALL.len()];
-    let mut unsorted = vec![false; Anomaly::ALL.len()];
-    for (index, finding) in findings.into_iter().enumerate() {
-        let anomaly = finding.anomaly() as usize;
-        unsorted[anomaly] |= whole.iter().any(|r| r.contains(&index));
-        by_anomaly[anomaly].push(finding);
+    for finding in findings {
+        by_anomaly[finding.anomaly() as usize].push(finding);
     }
     let mut ordered = Vec::with_capacity(by_anomaly.iter().map(Vec::len).sum());
-    for (mut findings, unsorted) in by_anomaly.into_iter().zip(unsorted) {
-        if unsorted {
-            sort(&mut findings);
-        }
+    for mut findings in by_anomaly {
+        sort(&mut findings);
         ordered.append(&mut findings);
     }
     ordered
