@@ -1,5 +1,6 @@
 //! `--output json` and `/findings`: an array of findings with a fixed set of keys.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -66,6 +67,15 @@ pub(crate) fn chunk(
     links: &RunbookLinks,
     range: std::ops::Range<usize>,
 ) -> String {
+    chunk_of(findings, links, range)
+}
+
+/// [`chunk`] of findings held or shared (the live exporter's).
+pub(crate) fn chunk_of<F: Borrow<Finding>>(
+    findings: &[F],
+    links: &RunbookLinks,
+    range: std::ops::Range<usize>,
+) -> String {
     if findings.is_empty() {
         return "[]\n".to_string();
     }
@@ -77,7 +87,7 @@ pub(crate) fn chunk(
         out.push_str(if range.start + i == 0 { "\n" } else { ",\n" });
         // Serializing plain strings, numbers and maps with string keys cannot
         // fail. Strings escape their newlines, so indenting by line is safe.
-        let element = serde_json::to_string_pretty(&row(f, links)).unwrap_or_default();
+        let element = serde_json::to_string_pretty(&row(f.borrow(), links)).unwrap_or_default();
         for (j, line) in element.lines().enumerate() {
             if j > 0 {
                 out.push('\n');

@@ -135,7 +135,7 @@ async fn findings(
     }
     let links = app.links.clone();
     let chunks = json::ranges(list.len(), FINDINGS_PER_CHUNK)
-        .map(move |range| Ok::<_, std::convert::Infallible>(json::chunk(&list, &links, range)));
+        .map(move |range| Ok::<_, std::convert::Infallible>(json::chunk_of(&list, &links, range)));
     (
         [(header::CONTENT_TYPE, "application/json")],
         axum::body::Body::from_stream(futures::stream::iter(chunks)),
@@ -145,7 +145,7 @@ async fn findings(
 
 /// The findings `filter` chooses: all of them shared as they are when it
 /// chooses every one, else a copy of those it does.
-fn chosen(all: Arc<Vec<Finding>>, filter: &FindingFilter) -> Arc<Vec<Finding>> {
+fn chosen(all: Arc<Vec<Arc<Finding>>>, filter: &FindingFilter) -> Arc<Vec<Arc<Finding>>> {
     if all.iter().all(|f| filter.matches(f)) {
         return all;
     }

@@ -51,7 +51,7 @@ pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) 
     let findings: Vec<crate::diagnosis::Finding> = all
         .iter()
         .filter(|f| covers.contains(&f.cause))
-        .cloned()
+        .map(|f| (**f).clone())
         .collect();
     let evidence = html::Evidence::Findings {
         findings: &findings,

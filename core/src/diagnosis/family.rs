@@ -6,6 +6,7 @@
 
 use std::cell::{Cell, OnceCell};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::model::{Cluster, Kind, Meta, ObjectKey, Pod, Time};
 
@@ -91,9 +92,13 @@ impl<'a> Input<'a> {
 /// reading the findings of the families before it.
 pub(crate) enum Judge {
     EachPod(fn(&Input<'_>, &Pod, &mut Vec<Finding>)),
-    EachController(fn(&Input<'_>, &[Finding], &mut dyn Verdicts) -> Vec<Finding>),
-    Whole(fn(&Input<'_>, &mut Vec<Finding>)),
+    EachController(JudgeControllers),
+    Whole(fn(&Input<'_>, &mut Vec<Arc<Finding>>)),
 }
+
+/// A family that judges each controller: given the findings of the families
+/// before it, it hands `Verdicts` each verdict and returns the rest.
+type JudgeControllers = fn(&Input<'_>, &[Arc<Finding>], &mut dyn Verdicts) -> Vec<Finding>;
 
 /// Which controllers a family that judges each controller is to judge, and
 /// what it found of each.

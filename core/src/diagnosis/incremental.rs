@@ -23,8 +23,9 @@ use crate::model::{Changes, Cluster, Kind, ObjectKey, Pod, Time};
 /// One pod's findings from the families that judge each pod.
 struct PodFindings {
     /// As its families found them, each with the index of its family in
-    /// [`FAMILIES`] (the families after them read them in that order).
-    findings: Vec<(usize, Finding)>,
+    /// [`FAMILIES`] (the families after them read them in that order);
+    /// shared with every judgement that keeps them.
+    findings: Vec<(usize, Arc<Finding>)>,
     /// When, with the model unchanged, they could read differently.
     until: Option<Time>,
     /// They read every pod: any pod's change may change them.
@@ -33,7 +34,7 @@ struct PodFindings {
 
 /// The verdict on one controller.
 struct Verdict {
-    finding: Option<Finding>,
+    finding: Option<Arc<Finding>>,
     until: Option<Time>,
 }
 
@@ -65,7 +66,7 @@ struct ControllerVerdicts {
     verdicts: KeptVerdicts,
     /// The findings of the families before it that judge more than one pod,
     /// as it last read them.
-    whole_before: Vec<Finding>,
+    whole_before: Vec<Arc<Finding>>,
 }
 
 impl ControllerVerdicts {
@@ -75,7 +76,7 @@ impl ControllerVerdicts {
     /// judge more than one pod) changed.
     fn stale(
         &mut self,
-        whole_before: Vec<Finding>,
+        whole_before: Vec<Arc<Finding>>,
         everything: bool,
         touched: &[ControllerKey],
         now: Time,
@@ -135,7 +136,13 @@ impl Verdicts for KeptVerdicts {
         if let Some(until) = until {
             self.due.insert((until, key.clone()));
         }
-        self.held.insert(key, Verdict { finding, until });
+        self.held.insert(
+            key,
+            Verdict {
+                finding: finding.map(Arc::new),
+                until,
+            },
+        );
     }
 }
 
@@ -205,7 +212,7 @@ impl Incremental {
         let mut stale = stale.into_iter().peekable();
         let mut due = due.iter().peekable();
         let mut held = held.into_iter().peekable();
-        let mut kept: Vec<Vec<Finding>> = vec![Vec::new(); FAMILIES.len()];
+        let mut kept: Vec<Vec<Arc<Finding>>> = vec![Vec::new(); FAMILIES.len()];
         self.pods.reserve(held.len());
         for (key, pod) in cluster.unsettled_pods_keyed() {
             // What was kept of pods before this one: no longer unsettled.
@@ -275,7 +282,7 @@ impl Incremental {
                             .values()
                             .filter_map(|v| v.finding.clone()),
                     );
-                    findings.extend(beyond);
+                    findings.extend(beyond.into_iter().map(Arc::new));
                 }
                 Judge::Whole(judge) => judge(&input, &mut findings),
             }
@@ -306,7 +313,7 @@ impl Incremental {
             for (index, family) in FAMILIES.iter().enumerate() {
                 if let Judge::EachPod(judge) = family.judge {
                     judge(input, pod, &mut out);
-                    findings.extend(out.drain(..).map(|f| (index, f)));
+                    findings.extend(out.drain(..).map(|f| (index, Arc::new(f))));
                 }
             }
             findings
@@ -355,8 +362,8 @@ impl Incremental {
 /// into place by anomaly, then each anomaly's sorted on its own. The per-pod
 /// families' findings arrive in the pods' key order, so most of those sorts
 /// find their slice in order already: a pass, not a sort of the whole.
-fn in_order(findings: Vec<Finding>) -> Vec<Finding> {
-    let mut by_anomaly: Vec<Vec<Finding>> = vec![Vec::new(); Anomaly::ALL.len()];
+fn in_order(findings: Vec<Arc<Finding>>) -> Vec<Arc<Finding>> {
+    let mut by_anomaly: Vec<Vec<Arc<Finding>>> = vec![Vec::new(); Anomaly::ALL.len()];
     for finding in findings {
         by_anomaly[finding.anomaly() as usize].push(finding);
     }

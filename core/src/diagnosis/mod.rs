@@ -24,6 +24,8 @@ pub mod runbook;
 mod vocabulary;
 pub mod wording;
 
+use std::sync::Arc;
+
 use jiff::SignedDuration;
 
 use crate::model::{Cluster, ContainerKind, Kind, Time};
@@ -196,6 +198,14 @@ impl Finding {
     }
 }
 
+/// A finding shared with its judgement is the finding it holds (what a
+/// kept judgement hands out compares with a full diagnosis's).
+impl PartialEq<Finding> for Arc<Finding> {
+    fn eq(&self, other: &Finding) -> bool {
+        **self == *other
+    }
+}
+
 /// Everything wrong in `cluster` at `now`, with default thresholds.
 pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
     diagnose_with(cluster, now, &Settings::default())
@@ -203,14 +213,19 @@ pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
 
 /// Everything wrong in `cluster` at `now`, ordered by anomaly, namespace, name, container.
 pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<Finding> {
-    diagnose_until(cluster, now, settings).findings
+    diagnose_until(cluster, now, settings)
+        .findings
+        .into_iter()
+        .map(Arc::unwrap_or_clone)
+        .collect()
 }
 
 /// Findings, and how long they hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lasting {
-    /// What [`diagnose_with`] gives at the same moment.
-    pub findings: Vec<Finding>,
+    /// What [`diagnose_with`] gives at the same moment, each finding shared
+    /// (a judgement that keeps a finding hands out the one it kept).
+    pub findings: Vec<Arc<Finding>>,
     /// The first moment after the one judged at when, with the model
     /// unchanged, the findings could read differently (a threshold waited
     /// out, a deadline passing, an age in a message ticking over); `None`
@@ -223,18 +238,19 @@ pub struct Lasting {
 pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Lasting {
     let input = Input::new(cluster, now, settings);
     let mut findings = Vec::new();
+    let mut found = Vec::new();
     for family in FAMILIES {
         match family.judge {
             Judge::EachPod(judge) => {
                 for pod in &input.unsettled {
-                    judge(&input, pod, &mut findings);
+                    judge(&input, pod, &mut found);
                 }
+                findings.extend(found.drain(..).map(Arc::new));
             }
             Judge::EachController(judge) => {
                 let mut verdicts = AllVerdicts::default();
                 let beyond = judge(&input, &findings, &mut verdicts);
-                findings.extend(verdicts.0);
-                findings.extend(beyond);
+                findings.extend(verdicts.0.into_iter().chain(beyond).map(Arc::new));
             }
             Judge::Whole(judge) => judge(&input, &mut findings),
         }
@@ -247,7 +263,7 @@ pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Last
 }
 
 /// Findings in the order the diagnosis gives them.
-fn sort(findings: &mut [Finding]) {
+fn sort(findings: &mut [Arc<Finding>]) {
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
 }
 

@@ -9,6 +9,7 @@
 //! they are escaped, and isolated in `<bdi>` so a bidi override in one cannot
 //! reorder the rest of the page.
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
 
 use jiff::Timestamp;
@@ -178,9 +179,13 @@ fn finding_age(f: &Finding, now: Timestamp) -> String {
 }
 
 /// Rows of findings: object, cause, age, message, runbook.
-fn finding_rows(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> String {
+fn finding_rows<F: Borrow<Finding>>(
+    findings: &[F],
+    now: Timestamp,
+    links: &RunbookLinks,
+) -> String {
     let mut rows = String::new();
-    for f in findings {
+    for f in findings.iter().map(F::borrow) {
         let link = links.link(f.runbook());
         let _ = writeln!(
             rows,
@@ -200,12 +205,19 @@ const FINDING_HEAD: &[&str] = &["object", "cause", "age", "message", "runbook"];
 
 /// Findings grouped by anomaly, in the order given (the diagnosis sorts them
 /// by anomaly first).
-fn findings_by_anomaly(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> String {
+fn findings_by_anomaly<F: Borrow<Finding>>(
+    findings: &[F],
+    now: Timestamp,
+    links: &RunbookLinks,
+) -> String {
     let mut html = String::new();
     let mut rest = findings;
     while let Some(first) = rest.first() {
-        let anomaly = first.anomaly();
-        let n = rest.iter().take_while(|f| f.anomaly() == anomaly).count();
+        let anomaly = first.borrow().anomaly();
+        let n = rest
+            .iter()
+            .take_while(|f| (*f).borrow().anomaly() == anomaly)
+            .count();
         let (group, tail) = rest.split_at(n);
         let _ = write!(
             html,
@@ -244,10 +256,11 @@ pub(crate) enum Showing<'a> {
     },
 }
 
-pub(crate) struct Page<'a> {
+/// `F` is a finding, or one shared (the live exporter's).
+pub(crate) struct Page<'a, F = Finding> {
     /// The findings the filter chose, all of them (the summary counts them; the
     /// table shows the page's slice).
-    pub findings: &'a [Finding],
+    pub findings: &'a [F],
     pub now: Timestamp,
     pub links: &'a RunbookLinks,
     pub showing: Showing<'a>,
@@ -286,7 +299,7 @@ fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
 }
 
 /// The landing page.
-pub(crate) fn landing(page: &Page) -> String {
+pub(crate) fn landing<F: Borrow<Finding>>(page: &Page<F>) -> String {
     let mut html = String::from("<h1>kube-lifecycle-exporter</h1>\n");
     let judged = page.now.strftime("%Y-%m-%d %H:%M:%S UTC");
     match &page.showing {
@@ -367,7 +380,7 @@ fn watches(
 
 /// The landing page from its findings on, after `html` (its heading and
 /// what it shows): the summary, the filter form and the page of findings.
-fn findings_part(page: &Page, mut html: String) -> String {
+fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String) -> String {
     let total = page.findings.len();
     if !page.filter.is_empty() {
         let _ = writeln!(
@@ -408,7 +421,7 @@ fn findings_part(page: &Page, mut html: String) -> String {
 }
 
 /// "Findings 201–400 of 70,010" with links to the pages around.
-fn pager(page: &Page, range: std::ops::Range<usize>, total: usize) -> String {
+fn pager<F>(page: &Page<F>, range: std::ops::Range<usize>, total: usize) -> String {
     let limit = page.paging.limit.unwrap_or(Paging::PAGE_SIZE).max(1);
     let current = page.paging.page.unwrap_or(1).max(1);
     let last = total.div_ceil(limit).max(1);

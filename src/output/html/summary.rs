@@ -2,6 +2,7 @@
 //! failing registries, nodes under pressure, workload verdicts...), then
 //! counts by anomaly and cause.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use foldhash::HashMap;
@@ -85,7 +86,7 @@ fn verdict_section(verdicts: &[&Finding], with: &dyn Fn(&'static str, &str) -> S
 }
 
 /// The summary: what explains the findings, then counts by anomaly × cause.
-pub(super) fn summary(findings: &[Finding], filter: &FindingFilter) -> String {
+pub(super) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter) -> String {
     let base: Vec<(&str, &str)> = filter_pairs(filter);
     let with = |k: &'static str, v: &str| -> String {
         let mut pairs: Vec<(&str, &str)> =
@@ -124,9 +125,9 @@ fn ordered<K: Ord, V>(counts: HashMap<K, V>) -> BTreeMap<K, V> {
 }
 
 impl<'a> Tally<'a> {
-    fn of(findings: &'a [Finding]) -> Self {
+    fn of<F: Borrow<Finding>>(findings: &'a [F]) -> Self {
         let mut t = Tally::default();
-        for f in findings {
+        for f in findings.iter().map(F::borrow) {
             t.add(f);
         }
         t

@@ -31,19 +31,19 @@ fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static st
 
 /// Where a collector gets the findings of the moment.
 pub(crate) trait FindingsSource: Send + Sync + 'static {
-    fn current(&self) -> Arc<Vec<Finding>>;
+    fn current(&self) -> Arc<Vec<Arc<Finding>>>;
 }
 
 /// A fixed set of findings (the offline `diagnose`).
 impl FindingsSource for Vec<Finding> {
-    fn current(&self) -> Arc<Vec<Finding>> {
-        Arc::new(self.clone())
+    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
+        Arc::new(self.iter().cloned().map(Arc::new).collect())
     }
 }
 
 /// A source shared with others (the live model, shared with the server).
 impl<S: FindingsSource> FindingsSource for Arc<S> {
-    fn current(&self) -> Arc<Vec<Finding>> {
+    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
         S::current(self)
     }
 }
@@ -114,7 +114,10 @@ impl<S: FindingsSource> Collector for FindingsCollector<S> {
 }
 
 /// Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
-fn encode_totals(findings: &[Finding], encoder: &mut DescriptorEncoder) -> Result<(), fmt::Error> {
+fn encode_totals(
+    findings: &[Arc<Finding>],
+    encoder: &mut DescriptorEncoder,
+) -> Result<(), fmt::Error> {
     let mut metric =
         encoder.encode_descriptor(FINDINGS_METRIC, FINDINGS_HELP, None, MetricType::Gauge)?;
     let mut counts: BTreeMap<(Anomaly, &str), usize> = BTreeMap::new();
@@ -134,7 +137,7 @@ fn encode_totals(findings: &[Finding], encoder: &mut DescriptorEncoder) -> Resul
 /// Encodes every family; returns, for each foldable family, how many per-pod
 /// series were folded (0 when none).
 fn encode_findings(
-    findings: &[Finding],
+    findings: &[Arc<Finding>],
     ceiling: Option<usize>,
     encoder: &mut DescriptorEncoder,
 ) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
@@ -146,6 +149,7 @@ fn encode_findings(
         let of_family = || {
             findings
                 .iter()
+                .map(|f| &**f)
                 .filter(|f| family.anomalies.contains(&f.anomaly()))
         };
         if family.fold != Fold::Never {

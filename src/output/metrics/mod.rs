@@ -52,14 +52,14 @@ pub(crate) struct Exposition<S> {
 }
 
 /// The findings last encoded, and their families as text (no `# EOF`).
-type Encoded = (Arc<Vec<Finding>>, Arc<str>);
+type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<str>);
 
 /// The findings handed to the findings' collector for one encoding.
 #[derive(Default)]
-struct Latest(Mutex<Arc<Vec<Finding>>>);
+struct Latest(Mutex<Arc<Vec<Arc<Finding>>>>);
 
 impl FindingsSource for Latest {
-    fn current(&self) -> Arc<Vec<Finding>> {
+    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
         self.0.lock().clone()
     }
 }

@@ -14,6 +14,7 @@
 //!   (1.31+).
 
 use crate::diagnosis::moment::Moment;
+use std::sync::Arc;
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
@@ -116,7 +117,7 @@ const METRICS: &[MetricFamily] = &[
 /// read.
 fn diagnose_controllers(
     input: &Input<'_>,
-    _: &[Finding],
+    _: &[Arc<Finding>],
     verdicts: &mut dyn Verdicts,
 ) -> Vec<Finding> {
     let (cluster, now) = (input.cluster, &input.now);

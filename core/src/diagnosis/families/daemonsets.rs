@@ -3,6 +3,7 @@
 //! conflict is found) the scheduler's own reasons for its unplaced pods.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::diagnosis::classify;
 use crate::diagnosis::family::family;
@@ -55,12 +56,13 @@ const METRICS: &[MetricFamily] = &[
     },
 ];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
     let cluster = input.cluster;
     out.extend(
         cluster
             .daemon_sets()
-            .filter_map(|d| daemonset_unscheduled(cluster, d)),
+            .filter_map(|d| daemonset_unscheduled(cluster, d))
+            .map(Arc::new),
     );
 }
 

@@ -17,6 +17,7 @@
 
 use crate::diagnosis::moment::Moment;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
 
@@ -121,7 +122,7 @@ const METRICS: &[MetricFamily] = &[
 ];
 
 /// Every Terminating pod is among the unsettled ones.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
     let (cluster, unsettled, now) = (input.cluster, &input.unsettled, &input.now);
     let terminating: Vec<&Namespace> = cluster
         .namespaces()
@@ -146,7 +147,7 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
     }
     for ns in terminating {
         let pods = stuck.remove(ns.metadata.name.as_str()).unwrap_or_default();
-        out.push(judge(cluster, ns, pods, now));
+        out.push(Arc::new(judge(cluster, ns, pods, now)));
     }
 }
 

@@ -22,6 +22,7 @@
 //! to show (events older than `--event-max-age` are forgotten).
 
 use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
+use std::sync::Arc;
 
 use crate::diagnosis::classify::{Refusal, is_refusal_event, refusal};
 use crate::diagnosis::family::family;
@@ -102,12 +103,12 @@ const METRICS: &[MetricFamily] = &[
 
 /// Runs after `daemonsets`: a refused DaemonSet's `unknown` shortage is
 /// superseded by the refusal that explains it.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
     find_refused(input.cluster, out);
     supersede(out);
 }
 
-fn find_refused(cluster: &Cluster, out: &mut Vec<Finding>) {
+fn find_refused(cluster: &Cluster, out: &mut Vec<Arc<Finding>>) {
     let controllers = cluster
         .replica_sets()
         .map(|rs| Controller {
@@ -133,7 +134,7 @@ fn find_refused(cluster: &Cluster, out: &mut Vec<Finding>) {
         }))
         .chain(cluster.daemon_sets().map(|d| daemon_set(cluster, d)))
         .chain(cluster.jobs().map(job));
-    out.extend(controllers.filter_map(|c| judge(cluster, &c)));
+    out.extend(controllers.filter_map(|c| judge(cluster, &c)).map(Arc::new));
 }
 
 /// A DaemonSet counts by its status; one with no status written at all (a
@@ -243,7 +244,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
 /// A DaemonSet whose pods the API server refuses misses its nodes for that
 /// reason: its `daemonset_unscheduled` finding with cause `unknown` (no
 /// conflicting port found) would only say so less well, and is left out.
-fn supersede(findings: &mut Vec<Finding>) {
+fn supersede(findings: &mut Vec<Arc<Finding>>) {
     let refused: Vec<(Option<String>, String)> = findings
         .iter()
         .filter(|f| f.anomaly() == Anomaly::PodCreateRefused && f.kind == Kind::DaemonSet)

@@ -11,6 +11,7 @@
 
 use crate::diagnosis::moment::Moment;
 use foldhash::HashSet;
+use std::sync::Arc;
 
 use jiff::SignedDuration;
 
@@ -54,7 +55,7 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: "count by (namespace, phase) (kube_lifecycle_pod_stuck_since_timestamp_seconds)",
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
     let mut explained: HashSet<(&str, &str)> =
         HashSet::with_capacity_and_hasher(out.len(), Default::default());
     explained.extend(
@@ -62,12 +63,13 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Finding>) {
             .filter(|f| f.kind == Kind::Pod)
             .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str())),
     );
-    let stuck: Vec<Finding> = input
+    let stuck: Vec<Arc<Finding>> = input
         .unsettled
         .iter()
         .filter(|p| !p.is_terminating() && !p.status.phase.is_terminal())
         .filter(|p| !explained.contains(&(p.metadata.namespace.as_str(), p.metadata.name.as_str())))
         .filter_map(|p| judge(input.cluster, p, &input.now, input.settings))
+        .map(Arc::new)
         .collect();
     out.extend(stuck);
 }

@@ -30,7 +30,7 @@ pub(crate) struct Judged {
     /// When the judgement began, and how long it took.
     started: Instant,
     took: Duration,
-    pub(crate) findings: Arc<Vec<Finding>>,
+    pub(crate) findings: Arc<Vec<Arc<Finding>>>,
 }
 
 impl Judged {
@@ -192,8 +192,8 @@ impl Kept {
         &self,
         now: Timestamp,
         listing: bool,
-        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
-    ) -> Arc<Vec<Finding>> {
+        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
+    ) -> Arc<Vec<Arc<Finding>>> {
         let judged = self.latest();
         let large = self.freshness.is_some_and(|f| f.applies_to(&judged));
         if self.readable(&judged, now, false) || large && listing {
@@ -216,7 +216,7 @@ impl Kept {
     pub(crate) fn refresh(
         &self,
         now: Timestamp,
-        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
+        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
     ) {
         self.judge(self.judging.lock(), now, true, judge);
     }
@@ -228,8 +228,8 @@ impl Kept {
         _turn: MutexGuard<'_, ()>,
         now: Timestamp,
         exact: bool,
-        judge: impl FnOnce() -> (u64, Vec<Finding>, Option<Timestamp>),
-    ) -> Arc<Vec<Finding>> {
+        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
+    ) -> Arc<Vec<Arc<Finding>>> {
         let judged = self.latest();
         if self.readable(&judged, now, exact) {
             return judged.findings.clone();

@@ -151,7 +151,7 @@ impl LiveState {
     /// The findings of the moment: those kept when they still describe the
     /// model (or, with a freshness, were judged recently enough), else judged
     /// now.
-    pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Finding>> {
+    pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Arc<Finding>>> {
         self.kept
             .read(now, self.lists_under_way() > 0, || self.judge(now))
     }
@@ -159,7 +159,7 @@ impl LiveState {
     /// The model judged at `now`, with the count of changes it had seen and
     /// until when its findings hold. Sharded, a Terminating namespace is
     /// reported by the shard that owns it (every shard lists all namespaces).
-    fn judge(&self, now: Timestamp) -> (u64, Vec<Finding>, Option<Timestamp>) {
+    fn judge(&self, now: Timestamp) -> (u64, Vec<Arc<Finding>>, Option<Timestamp>) {
         let started = std::time::Instant::now();
         let mut incremental = self.incremental.lock();
         // The changes are taken under the write lock, so none is made
@@ -315,7 +315,7 @@ impl LiveState {
 
 /// What a scrape reads: the findings of the moment.
 impl FindingsSource for LiveState {
-    fn current(&self) -> Arc<Vec<Finding>> {
+    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
         self.findings(self.now())
     }
 }

@@ -21,6 +21,7 @@
 //! the one notification (tests/artifacts/alert_rules.rs checks the order).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -200,11 +201,11 @@ struct Known<'a> {
 }
 
 impl<'a> Known<'a> {
-    fn new(findings: &'a [Finding]) -> Self {
+    fn new(findings: &'a [Arc<Finding>]) -> Self {
         let mut pods: HashMap<(&str, &str), &Finding> =
             HashMap::with_capacity_and_hasher(findings.len(), Default::default());
         let mut workloads = HashMap::default();
-        for f in findings.iter().filter(|f| f.cause.alerted()) {
+        for f in findings.iter().map(|f| &**f).filter(|f| f.cause.alerted()) {
             let namespace = f.namespace.as_deref().unwrap_or_default();
             if f.kind == Kind::Pod {
                 pods.entry((namespace, f.name.as_str())).or_insert(f);
@@ -369,7 +370,7 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
 /// verdicts on pods of no controller.
 fn diagnose_controllers(
     input: &Input<'_>,
-    before: &[Finding],
+    before: &[Arc<Finding>],
     verdicts: &mut dyn Verdicts,
 ) -> Vec<Finding> {
     let known = Known::new(before);
