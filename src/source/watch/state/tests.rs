@@ -79,6 +79,106 @@ const READING_OTHERS: [&str; 2] = [
 "#,
 ];
 
+/// A Deployment whose one pod has two findings of one family (two
+/// containers crash-looping for different causes), in two versions of the
+/// pod (which container fails first): the Deployment's verdict is explained
+/// by its pod's first finding, as a full diagnosis orders them.
+const TWO_FINDINGS_OF_ONE_FAMILY: [&str; 2] = [
+    r#"
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: cart, namespace: shop, uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d01, creationTimestamp: "2024-05-31T19:00:00Z"}
+  spec: {replicas: 1}
+  status:
+    replicas: 1
+    unavailableReplicas: 1
+    conditions:
+    - {type: Available, status: "False", reason: MinimumReplicasUnavailable, lastTransitionTime: "2024-05-31T20:00:00Z"}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata:
+    name: cart-5d8f
+    namespace: shop
+    uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d02
+    creationTimestamp: "2024-05-31T19:00:00Z"
+    ownerReferences:
+    - {apiVersion: apps/v1, kind: Deployment, name: cart, uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d01, controller: true}
+  spec: {replicas: 1}
+  status: {replicas: 1}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: cart-5d8f-aa
+    namespace: shop
+    uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d03
+    creationTimestamp: "2024-05-31T20:00:00Z"
+    ownerReferences:
+    - {apiVersion: apps/v1, kind: ReplicaSet, name: cart-5d8f, uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d02, controller: true}
+  spec: {nodeName: node1, containers: [{name: app, image: "shop/cart:2"}, {name: cache, image: "redis:7"}]}
+  status:
+    phase: Running
+    startTime: "2024-05-31T20:00:00Z"
+    conditions: [{type: Ready, status: "False", reason: ContainersNotReady, lastTransitionTime: "2024-05-31T20:00:05Z"}]
+    containerStatuses:
+    - name: app
+      image: "shop/cart:2"
+      ready: false
+      restartCount: 9
+      state: {waiting: {reason: CrashLoopBackOff, message: "back-off 5m0s restarting failed container=app"}}
+      lastState: {terminated: {exitCode: 137, reason: OOMKilled, startedAt: "2024-05-31T23:50:00Z", finishedAt: "2024-05-31T23:51:00Z"}}
+    - name: cache
+      image: "redis:7"
+      ready: false
+      restartCount: 9
+      state: {waiting: {reason: CrashLoopBackOff, message: "back-off 5m0s restarting failed container=cache"}}
+      lastState: {terminated: {exitCode: 1, reason: Error, startedAt: "2024-05-31T23:50:00Z", finishedAt: "2024-05-31T23:50:02Z"}}
+"#,
+    r#"
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: cart-5d8f-aa
+    namespace: shop
+    uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d03
+    creationTimestamp: "2024-05-31T20:00:00Z"
+    ownerReferences:
+    - {apiVersion: apps/v1, kind: ReplicaSet, name: cart-5d8f, uid: 6b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d02, controller: true}
+  spec: {nodeName: node1, containers: [{name: app, image: "shop/cart:2"}, {name: cache, image: "redis:7"}]}
+  status:
+    phase: Running
+    startTime: "2024-05-31T20:00:00Z"
+    conditions: [{type: Ready, status: "False", reason: ContainersNotReady, lastTransitionTime: "2024-05-31T20:00:05Z"}]
+    containerStatuses:
+    - name: app
+      image: "shop/cart:2"
+      ready: false
+      restartCount: 9
+      state: {waiting: {reason: CrashLoopBackOff, message: "back-off 5m0s restarting failed container=app"}}
+      lastState: {terminated: {exitCode: 1, reason: Error, startedAt: "2024-05-31T23:50:00Z", finishedAt: "2024-05-31T23:50:02Z"}}
+    - name: cache
+      image: "redis:7"
+      ready: false
+      restartCount: 9
+      state: {waiting: {reason: CrashLoopBackOff, message: "back-off 5m0s restarting failed container=cache"}}
+      lastState: {terminated: {exitCode: 137, reason: OOMKilled, startedAt: "2024-05-31T23:50:00Z", finishedAt: "2024-05-31T23:51:00Z"}}
+"#,
+];
+
+/// The objects of the embedded example and of `versions`, and the moment
+/// the example describes.
+fn example_with(versions: &[&str]) -> (Vec<Object>, Timestamp) {
+    let (mut pool, as_of) = example();
+    for version in versions {
+        pool.extend(
+            crate::source::dump::load_str(version)
+                .unwrap()
+                .cluster
+                .objects(),
+        );
+    }
+    (pool, as_of)
+}
+
 /// The objects of the embedded example and of [`READING_OTHERS`], and the
 /// moment the example describes.
 fn example() -> (Vec<Object>, Timestamp) {
@@ -218,6 +318,19 @@ proptest! {
         start_before in 0..7_200u32,
     ) {
         let (pool, as_of) = example();
+        run(&steps, start_before, &pool, as_of);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn kept_findings_explain_workloads_as_a_full_diagnosis(
+        steps in proptest::collection::vec(step(), 1..60),
+        start_before in 0..7_200u32,
+    ) {
+        let (pool, as_of) = example_with(&TWO_FINDINGS_OF_ONE_FAMILY);
         run(&steps, start_before, &pool, as_of);
     }
 }
