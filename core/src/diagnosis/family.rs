@@ -8,6 +8,8 @@ use std::cell::{Cell, OnceCell};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use foldhash::HashMap;
+
 use crate::model::{Cluster, Kind, Meta, ObjectKey, Pod, Time};
 
 use super::moment::Moment;
@@ -88,17 +90,152 @@ impl<'a> Input<'a> {
 /// through [`Input::scheduler_in_use`]); each controller on its own (the
 /// controller, its ReplicaSets, their pods, those pods' findings and the
 /// other families' findings about it: given those before it, it returns
-/// what it finds beyond single controllers); or the whole cluster at once,
-/// reading the findings of the families before it.
+/// what it finds beyond single controllers); the whole cluster, adding to
+/// the findings before it (`Reading`) or changing them (`Whole`).
 pub(crate) enum Judge {
     EachPod(fn(&Input<'_>, &Pod, &mut Vec<Finding>)),
     EachController(JudgeControllers),
+    Reading(fn(&Input<'_>, &Found<'_>) -> Vec<Finding>),
     Whole(fn(&Input<'_>, &mut Vec<Arc<Finding>>)),
 }
 
 /// A family that judges each controller: given the findings of the families
 /// before it, it hands `Verdicts` each verdict and returns the rest.
-type JudgeControllers = fn(&Input<'_>, &[Arc<Finding>], &mut dyn Verdicts) -> Vec<Finding>;
+type JudgeControllers = fn(&Input<'_>, &Found<'_>, &mut dyn Verdicts) -> Vec<Finding>;
+
+/// What the families before one found: every finding, and those about each
+/// pod, looked up by pod.
+pub(crate) struct Found<'a> {
+    /// Every finding, in the order found.
+    pub(crate) all: &'a [Arc<Finding>],
+    /// [`Input::unsettled`], whose order [`KeptByPod`] follows.
+    unsettled: &'a [&'a Pod],
+    by_pod: ByPod<'a>,
+}
+
+/// The per-pod families' findings a judgement keeps with each pod.
+pub(crate) trait KeptByPod {
+    /// Those about the pod `Input::unsettled[i]`, each with the index of its
+    /// family in `FAMILIES`, in the families' order.
+    fn at(&self, i: usize) -> &[(usize, Arc<Finding>)];
+}
+
+enum ByPod<'a> {
+    /// Indexed from every finding when first asked (a whole diagnosis).
+    Indexed(OnceCell<PodIndex<'a>>),
+    /// Kept with each pod; `others`, the findings of the families that judge
+    /// more than one pod (each with its family's index), indexed when first
+    /// asked.
+    Kept {
+        pods: &'a dyn KeptByPod,
+        others: &'a [(usize, Arc<Finding>)],
+        index: OnceCell<PodIndex<'a>>,
+    },
+}
+
+/// For each pod some findings are about, the first of them whose cause is
+/// alerted, with its family's index (`None`: none is alerted).
+type PodIndex<'a> = HashMap<(&'a str, &'a str), Option<(usize, &'a Finding)>>;
+
+/// Indexes `findings` (with their families' indices) by the pod each is about.
+fn index_pods<'a>(findings: impl Iterator<Item = (usize, &'a Finding)>) -> PodIndex<'a> {
+    let mut index: PodIndex = HashMap::default();
+    for (family, f) in findings.filter(|(_, f)| f.kind == Kind::Pod) {
+        let namespace = f.namespace.as_deref().unwrap_or_default();
+        let first = index.entry((namespace, f.name.as_str())).or_default();
+        if first.is_none() && f.cause.alerted() {
+            *first = Some((family, f));
+        }
+    }
+    index
+}
+
+impl<'a> Found<'a> {
+    /// The findings `all`, indexed by pod when asked.
+    pub(crate) fn indexed(input: &'a Input<'_>, all: &'a [Arc<Finding>]) -> Self {
+        Found {
+            all,
+            unsettled: &input.unsettled,
+            by_pod: ByPod::Indexed(OnceCell::new()),
+        }
+    }
+
+    /// The findings `all`: those of the per-pod families kept by pod in
+    /// `pods`, the others in `others`.
+    pub(crate) fn kept(
+        input: &'a Input<'_>,
+        all: &'a [Arc<Finding>],
+        pods: &'a dyn KeptByPod,
+        others: &'a [(usize, Arc<Finding>)],
+    ) -> Self {
+        Found {
+            all,
+            unsettled: &input.unsettled,
+            by_pod: ByPod::Kept {
+                pods,
+                others,
+                index: OnceCell::new(),
+            },
+        }
+    }
+
+    /// The first finding about `pod` whose cause is alerted.
+    pub(crate) fn alerted(&self, pod: &Pod) -> Option<&'a Finding> {
+        self.about(self.position(pod), pod).0
+    }
+
+    /// Whether a finding is about `pod`, `Input::unsettled[i]`.
+    pub(crate) fn any_at(&self, i: usize, pod: &Pod) -> bool {
+        self.about(Some(i), pod).1
+    }
+
+    /// Where `pod` is among the unsettled pods (kept findings are only
+    /// about them).
+    fn position(&self, pod: &Pod) -> Option<usize> {
+        let key = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str());
+        self.unsettled
+            .binary_search_by(|p| {
+                (p.metadata.namespace.as_str(), p.metadata.name.as_str()).cmp(&key)
+            })
+            .ok()
+    }
+
+    /// The first finding about `pod` (at `i` among the unsettled pods) whose
+    /// cause is alerted, and whether any is about it.
+    fn about(&self, i: Option<usize>, pod: &Pod) -> (Option<&'a Finding>, bool) {
+        let key = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str());
+        match &self.by_pod {
+            ByPod::Indexed(index) => {
+                let index = index.get_or_init(|| index_pods(self.all.iter().map(|f| (0, &**f))));
+                match index.get(&key) {
+                    Some(first) => (first.map(|(_, f)| f), true),
+                    None => (None, false),
+                }
+            }
+            ByPod::Kept {
+                pods,
+                others,
+                index,
+            } => {
+                let own: &'a [(usize, Arc<Finding>)] = i.map(|i| pods.at(i)).unwrap_or_default();
+                let own_first = own
+                    .iter()
+                    .find(|(_, f)| f.kind == Kind::Pod && f.cause.alerted())
+                    .map(|(family, f)| (*family, &**f));
+                let own_any = own.iter().any(|(_, f)| f.kind == Kind::Pod);
+                let others = index
+                    .get_or_init(|| index_pods(others.iter().map(|(family, f)| (*family, &**f))))
+                    .get(&key);
+                // The first in the order found: the earlier family's.
+                let first = match (own_first, others.copied().flatten()) {
+                    (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+                    (a, b) => a.or(b),
+                };
+                (first.map(|(_, f)| f), own_any || others.is_some())
+            }
+        }
+    }
+}
 
 /// Which controllers a family that judges each controller is to judge, and
 /// what it found of each.
@@ -146,6 +283,9 @@ macro_rules! family {
     };
     ($name:literal each controller: $($anomaly:ident),+ $(,)?) => {
         $crate::diagnosis::family::family!(@ $name, Judge::EachController(diagnose_controllers), $($anomaly),+);
+    };
+    ($name:literal reading: $($anomaly:ident),+ $(,)?) => {
+        $crate::diagnosis::family::family!(@ $name, Judge::Reading(diagnose), $($anomaly),+);
     };
     ($name:literal: $($anomaly:ident),+ $(,)?) => {
         $crate::diagnosis::family::family!(@ $name, Judge::Whole(diagnose), $($anomaly),+);

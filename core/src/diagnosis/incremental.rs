@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use super::{Anomaly, FAMILIES, Finding, Input, Judge, Lasting, Settings, Verdicts, sort};
+use super::{
+    Anomaly, FAMILIES, Finding, Found, Input, Judge, KeptByPod, Lasting, Settings, Verdicts, sort,
+};
 use crate::model::{Changes, Cluster, Kind, ObjectKey, Pod, Time};
 
 /// One pod's findings from the families that judge each pod.
@@ -65,8 +67,8 @@ pub struct Incremental {
 struct ControllerVerdicts {
     verdicts: KeptVerdicts,
     /// The findings of the families before it that judge more than one pod,
-    /// as it last read them.
-    whole_before: Vec<Arc<Finding>>,
+    /// each with its family's index, as it last read them.
+    whole_before: Vec<(usize, Arc<Finding>)>,
 }
 
 impl ControllerVerdicts {
@@ -76,20 +78,20 @@ impl ControllerVerdicts {
     /// judge more than one pod) changed.
     fn stale(
         &mut self,
-        whole_before: Vec<Arc<Finding>>,
+        whole_before: &[(usize, Arc<Finding>)],
         everything: bool,
         touched: &[ControllerKey],
         now: Time,
     ) {
         if everything || whole_before != self.whole_before {
             self.verdicts.clear();
+            self.whole_before = whole_before.to_vec();
         } else {
             self.verdicts.forget_due(now);
             for key in touched {
                 self.verdicts.forget(key);
             }
         }
-        self.whole_before = whole_before;
     }
 }
 
@@ -260,22 +262,34 @@ impl Incremental {
             .into_iter()
             .filter_map(|(kind, key)| controller_judged(cluster, &kind, key))
             .collect();
+        debug_assert_eq!(self.pods.len(), input.unsettled.len());
         let mut findings = Vec::new();
         // Where the findings of the families that judge more than one pod
-        // lie in `findings` (families only add to it).
-        let mut whole = Vec::new();
-        for ((family, kept), held) in FAMILIES.iter().zip(kept).zip(&mut self.controllers) {
+        // lie in `findings`, by family (families after them only add to it).
+        let mut whole: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        let others = |findings: &[Arc<Finding>], whole: &[(usize, std::ops::Range<usize>)]| {
+            whole
+                .iter()
+                .flat_map(|(family, range)| {
+                    findings[range.clone()].iter().map(|f| (*family, f.clone()))
+                })
+                .collect::<Vec<_>>()
+        };
+        let kept_by_pod = KeptPods(&self.pods);
+        for (index, ((family, kept), held)) in FAMILIES
+            .iter()
+            .zip(kept)
+            .zip(&mut self.controllers)
+            .enumerate()
+        {
             let from = findings.len();
             match family.judge {
                 Judge::EachPod(_) => findings.extend(kept),
                 Judge::EachController(judge) => {
-                    let whole_before = whole
-                        .iter()
-                        .flat_map(|r: &std::ops::Range<usize>| findings[r.clone()].iter())
-                        .cloned()
-                        .collect();
-                    held.stale(whole_before, everything, &touched, now);
-                    let beyond = judge(&input, &findings, &mut held.verdicts);
+                    let others = others(&findings, &whole);
+                    held.stale(&others, everything, &touched, now);
+                    let found = Found::kept(&input, &findings, &kept_by_pod, &others);
+                    let beyond = judge(&input, &found, &mut held.verdicts);
                     findings.extend(
                         held.verdicts
                             .held
@@ -284,10 +298,16 @@ impl Incremental {
                     );
                     findings.extend(beyond.into_iter().map(Arc::new));
                 }
+                Judge::Reading(judge) => {
+                    let others = others(&findings, &whole);
+                    let found = Found::kept(&input, &findings, &kept_by_pod, &others);
+                    let more = judge(&input, &found);
+                    findings.extend(more.into_iter().map(Arc::new));
+                }
                 Judge::Whole(judge) => judge(&input, &mut findings),
             }
             if !matches!(family.judge, Judge::EachPod(_)) {
-                whole.push(from..findings.len());
+                whole.push((index, from..findings.len()));
             }
         }
         let findings = in_order(findings);
@@ -355,6 +375,15 @@ impl Incremental {
         if held.read_every_pod {
             self.reading_every_pod.remove(&**key);
         }
+    }
+}
+
+/// The kept pods' findings, in the order of the model's unsettled pods.
+struct KeptPods<'a>(&'a [(Arc<ObjectKey>, PodFindings)]);
+
+impl KeptByPod for KeptPods<'_> {
+    fn at(&self, i: usize) -> &[(usize, Arc<Finding>)] {
+        &self.0[i].1.findings
     }
 }
 

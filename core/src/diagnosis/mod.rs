@@ -38,7 +38,7 @@ pub use families::{
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;
-pub(crate) use family::{AllVerdicts, Input, Judge, Verdicts};
+pub(crate) use family::{AllVerdicts, Found, Input, Judge, KeptByPod, Verdicts};
 pub use incremental::Incremental;
 pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
@@ -238,19 +238,23 @@ pub struct Lasting {
 pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Lasting {
     let input = Input::new(cluster, now, settings);
     let mut findings = Vec::new();
-    let mut found = Vec::new();
+    let mut of_pod = Vec::new();
     for family in FAMILIES {
         match family.judge {
             Judge::EachPod(judge) => {
                 for pod in &input.unsettled {
-                    judge(&input, pod, &mut found);
+                    judge(&input, pod, &mut of_pod);
                 }
-                findings.extend(found.drain(..).map(Arc::new));
+                findings.extend(of_pod.drain(..).map(Arc::new));
             }
             Judge::EachController(judge) => {
                 let mut verdicts = AllVerdicts::default();
-                let beyond = judge(&input, &findings, &mut verdicts);
+                let beyond = judge(&input, &Found::indexed(&input, &findings), &mut verdicts);
                 findings.extend(verdicts.0.into_iter().chain(beyond).map(Arc::new));
+            }
+            Judge::Reading(judge) => {
+                let more = judge(&input, &Found::indexed(&input, &findings));
+                findings.extend(more.into_iter().map(Arc::new));
             }
             Judge::Whole(judge) => judge(&input, &mut findings),
         }

@@ -13,8 +13,8 @@
 //!   writes a decided Job's `Failed` or `Complete` only once its pods are gone
 //!   (1.31+).
 
+use crate::diagnosis::Found;
 use crate::diagnosis::moment::Moment;
-use std::sync::Arc;
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since, text};
@@ -117,7 +117,7 @@ const METRICS: &[MetricFamily] = &[
 /// read.
 fn diagnose_controllers(
     input: &Input<'_>,
-    _: &[Arc<Finding>],
+    _: &Found<'_>,
     verdicts: &mut dyn Verdicts,
 ) -> Vec<Finding> {
     let (cluster, now) = (input.cluster, &input.now);

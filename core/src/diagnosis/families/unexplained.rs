@@ -9,13 +9,12 @@
 //! `--creating-after` for one whose containers are not all running, and
 //! `--not-ready-after` for one that runs and is not Ready.
 
+use crate::diagnosis::Found;
 use crate::diagnosis::moment::Moment;
-use foldhash::HashSet;
-use std::sync::Arc;
 
 use jiff::SignedDuration;
 
-use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
+use crate::model::{Cluster, ConditionStatus, Pod, PodCondition, PodPhase, Time};
 
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since, text};
@@ -35,7 +34,7 @@ vocabulary! {
 /// How many warning events the finding quotes.
 const EVENTS_QUOTED: usize = 3;
 
-family!("unexplained": PodStuck);
+family!("unexplained" reading: PodStuck);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_pod_stuck_since_timestamp_seconds",
@@ -55,23 +54,15 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     example: "count by (namespace, phase) (kube_lifecycle_pod_stuck_since_timestamp_seconds)",
 }];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
-    let mut explained: HashSet<(&str, &str)> =
-        HashSet::with_capacity_and_hasher(out.len(), Default::default());
-    explained.extend(
-        out.iter()
-            .filter(|f| f.kind == Kind::Pod)
-            .map(|f| (f.namespace.as_deref().unwrap_or_default(), f.name.as_str())),
-    );
-    let stuck: Vec<Arc<Finding>> = input
+fn diagnose(input: &Input<'_>, found: &Found<'_>) -> Vec<Finding> {
+    input
         .unsettled
         .iter()
-        .filter(|p| !p.is_terminating() && !p.status.phase.is_terminal())
-        .filter(|p| !explained.contains(&(p.metadata.namespace.as_str(), p.metadata.name.as_str())))
-        .filter_map(|p| judge(input.cluster, p, &input.now, input.settings))
-        .map(Arc::new)
-        .collect();
-    out.extend(stuck);
+        .enumerate()
+        .filter(|(_, p)| !p.is_terminating() && !p.status.phase.is_terminal())
+        .filter(|(i, p)| !found.any_at(*i, p))
+        .filter_map(|(_, p)| judge(input.cluster, p, &input.now, input.settings))
+        .collect()
 }
 
 /// What the pod waits for, since when, and how long it may.

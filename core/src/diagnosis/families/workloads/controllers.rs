@@ -17,7 +17,7 @@ pub(super) fn named_replica_set(message: &str) -> Option<&str> {
 
 pub(super) fn rollout_stuck<'a>(
     input: &Input<'a>,
-    known: &Known<'_>,
+    known: &Known<'_, '_>,
     d: &'a Deployment,
 ) -> Option<Finding> {
     let m = &d.metadata;
@@ -141,7 +141,7 @@ impl<'a> Rollout<'a> {
     /// replicas, every ReplicaSet's. A pod being deleted is no longer counted
     /// nor waited for (one that is waited for makes a `recreate_blocked`
     /// finding instead).
-    fn explained(&self, known: &Known<'_>, unavailable: bool) -> Option<Explanation> {
+    fn explained(&self, known: &Known<'_, '_>, unavailable: bool) -> Option<Explanation> {
         let counted = |p: &&Pod| !p.is_terminating();
         let explained = self.newest.and_then(|rs| {
             explain(
@@ -189,7 +189,7 @@ fn deployment_only(
 
 pub(super) fn update_stuck(
     input: &Input<'_>,
-    known: &Known<'_>,
+    known: &Known<'_, '_>,
     s: &StatefulSet,
 ) -> Option<Finding> {
     let m = &s.metadata;
@@ -233,7 +233,7 @@ pub(super) fn update_stuck(
 
 pub(super) fn daemonset_stuck(
     input: &Input<'_>,
-    known: &Known<'_>,
+    known: &Known<'_, '_>,
     ds: &DaemonSet,
 ) -> Option<Finding> {
     let m = &ds.metadata;

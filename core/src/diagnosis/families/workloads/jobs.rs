@@ -77,7 +77,7 @@ fn how_it_ended(pod: &Pod) -> String {
         .unwrap_or_default()
 }
 
-pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_>, job: &Job) -> Option<Finding> {
+pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_, '_>, job: &Job) -> Option<Finding> {
     let m = &job.metadata;
     if job.spec.suspend || known.explains(Kind::Job, &m.namespace, &m.name).is_some() {
         return None;
@@ -228,7 +228,7 @@ fn job_not_completed(
 
 /// A pod of no controller that failed, and that no other family explains (an
 /// eviction is `pod_evicted`'s).
-pub(super) fn pod_failed(known: &Known<'_>, pod: &Pod) -> Option<Finding> {
+pub(super) fn pod_failed(known: &Known<'_, '_>, pod: &Pod) -> Option<Finding> {
     if pod.status.phase != PodPhase::Failed
         || pod.metadata.controller().is_some()
         || pod.is_terminating()

@@ -20,8 +20,8 @@
 //! their `since`: its alert's `for` is shorter than theirs, so that it is
 //! the one notification (tests/artifacts/alert_rules.rs checks the order).
 
+use crate::diagnosis::Found;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -190,37 +190,34 @@ const METRICS: &[MetricFamily] = &[
 
 /// The findings about each pod the families before this one made, and the
 /// workloads they already explain.
-struct Known<'a> {
-    /// (namespace, pod) → its first finding (the findings come in the
-    /// families' order: Terminating, Pending, containers...), alerted causes
-    /// only (a pod within its grace period, a pod gated on purpose, explain
-    /// nothing).
-    pods: HashMap<(&'a str, &'a str), &'a Finding>,
+struct Known<'a, 'f> {
+    /// The findings about each pod: a pod's first with an alerted cause
+    /// explains it (they come in the families' order: Terminating, Pending,
+    /// containers...; a pod within its grace period, a pod gated on purpose,
+    /// explain nothing).
+    pods: &'a Found<'f>,
     /// (kind, namespace, name) of workloads with a finding already.
     workloads: HashMap<(Kind, &'a str, &'a str), &'a Finding>,
 }
 
-impl<'a> Known<'a> {
-    fn new(findings: &'a [Arc<Finding>]) -> Self {
-        let mut pods: HashMap<(&str, &str), &Finding> =
-            HashMap::with_capacity_and_hasher(findings.len(), Default::default());
+impl<'a, 'f: 'a> Known<'a, 'f> {
+    fn new(found: &'a Found<'f>) -> Self {
         let mut workloads = HashMap::default();
-        for f in findings.iter().map(|f| &**f).filter(|f| f.cause.alerted()) {
-            let namespace = f.namespace.as_deref().unwrap_or_default();
-            if f.kind == Kind::Pod {
-                pods.entry((namespace, f.name.as_str())).or_insert(f);
-            } else {
+        for f in found.all.iter().map(|f| &**f) {
+            if f.kind != Kind::Pod && f.cause.alerted() {
+                let namespace = f.namespace.as_deref().unwrap_or_default();
                 workloads.insert((f.kind, namespace, f.name.as_str()), f);
             }
         }
-        Known { pods, workloads }
+        Known {
+            pods: found,
+            workloads,
+        }
     }
 
     /// The finding that explains `pod`.
     fn of(&self, pod: &Pod) -> Option<&'a Finding> {
-        self.pods
-            .get(&(pod.metadata.namespace.as_str(), pod.metadata.name.as_str()))
-            .copied()
+        self.pods.alerted(pod)
     }
 
     fn explains(&self, kind: Kind, namespace: &str, name: &str) -> Option<&'a Finding> {
@@ -370,7 +367,7 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
 /// verdicts on pods of no controller.
 fn diagnose_controllers(
     input: &Input<'_>,
-    before: &[Arc<Finding>],
+    before: &Found<'_>,
     verdicts: &mut dyn Verdicts,
 ) -> Vec<Finding> {
     let known = Known::new(before);
