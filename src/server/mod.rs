@@ -5,6 +5,7 @@
 pub(crate) mod basic_auth;
 pub(crate) mod exposition;
 pub(crate) mod runbooks;
+mod summaries;
 pub(crate) mod tls;
 pub(crate) mod web_config;
 
@@ -43,6 +44,7 @@ pub(crate) struct App {
     pub links: RunbookLinks,
     /// Where the data comes from, for the landing page.
     pub source: Source,
+    summaries: summaries::Summaries,
 }
 
 /// How many findings one piece of a streamed `/findings` body holds.
@@ -61,6 +63,7 @@ impl App {
             metrics,
             links,
             source,
+            summaries: Default::default(),
         }
     }
 
@@ -146,7 +149,7 @@ async fn findings(
 /// The findings `filter` chooses: all of them shared as they are when it
 /// chooses every one, else a copy of those it does.
 fn chosen(all: Arc<Vec<Arc<Finding>>>, filter: &FindingFilter) -> Arc<Vec<Arc<Finding>>> {
-    if all.iter().all(|f| filter.matches(f)) {
+    if filter.is_empty() || all.iter().all(|f| filter.matches(f)) {
         return all;
     }
     Arc::new(all.iter().filter(|f| filter.matches(f)).cloned().collect())
@@ -220,7 +223,8 @@ async fn landing_page(
     let all = tokio::task::spawn_blocking(move || live.findings(now))
         .await
         .unwrap_or_default();
-    let findings = chosen(all, &filter);
+    let findings = chosen(all.clone(), &filter);
+    let summary = app.summaries.of(&all, &filter, &findings);
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
@@ -244,12 +248,13 @@ async fn landing_page(
             objects: counts.iter().map(|(_, n)| n).sum(),
         },
     };
-    Html(html::landing(&html::Page {
+    let page = html::Page {
         findings: &findings,
         now,
         links: &app.links,
         showing,
         filter: &filter,
         paging,
-    }))
+    };
+    Html(html::landing_summarised(&page, &summary))
 }

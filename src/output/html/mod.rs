@@ -18,7 +18,7 @@ mod runbooks;
 mod summary;
 
 pub(crate) use runbooks::{Evidence, runbook, runbook_index};
-use summary::summary;
+pub(crate) use summary::summary;
 
 use super::{FindingFilter, Paging, RunbookLinks};
 use crate::diagnosis::wording::short_age;
@@ -298,8 +298,16 @@ fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
     )
 }
 
-/// The landing page.
+/// The landing page, summarised here (the server keeps its summaries:
+/// [`landing_summarised`]).
+#[cfg(test)]
 pub(crate) fn landing<F: Borrow<Finding>>(page: &Page<F>) -> String {
+    landing_summarised(page, &summary(page.findings, page.filter))
+}
+
+/// The landing page, given [`summary`] of `page.findings` (a server keeps
+/// it between views of the same findings).
+pub(crate) fn landing_summarised<F: Borrow<Finding>>(page: &Page<F>, summarised: &str) -> String {
     let mut html = String::from("<h1>kube-lifecycle-exporter</h1>\n");
     let judged = page.now.strftime("%Y-%m-%d %H:%M:%S UTC");
     match &page.showing {
@@ -333,7 +341,7 @@ pub(crate) fn landing<F: Borrow<Finding>>(page: &Page<F>) -> String {
             watch_errors(&mut html, errors);
         }
     }
-    findings_part(page, html)
+    findings_part(page, html, summarised)
 }
 
 /// Each watch's state, connection and object count, folded away (nothing
@@ -380,7 +388,7 @@ fn watches(
 
 /// The landing page from its findings on, after `html` (its heading and
 /// what it shows): the summary, the filter form and the page of findings.
-fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String) -> String {
+fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String, summarised: &str) -> String {
     let total = page.findings.len();
     if !page.filter.is_empty() {
         let _ = writeln!(
@@ -402,7 +410,7 @@ fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String) -> String
         html.push_str(&filter_form(page.filter, &page.paging));
         return frame("kube-lifecycle-exporter", &html);
     }
-    html.push_str(&summary(page.findings, page.filter));
+    html.push_str(summarised);
 
     let range = page.paging.range(total);
     let _ = writeln!(html, "<h2 id=\"findings\">Findings ({total})</h2>");

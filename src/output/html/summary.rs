@@ -86,7 +86,7 @@ fn verdict_section(verdicts: &[&Finding], with: &dyn Fn(&'static str, &str) -> S
 }
 
 /// The summary: what explains the findings, then counts by anomaly × cause.
-pub(super) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter) -> String {
+pub(crate) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter) -> String {
     let base: Vec<(&str, &str)> = filter_pairs(filter);
     let with = |k: &'static str, v: &str| -> String {
         let mut pairs: Vec<(&str, &str)> =

@@ -1,0 +1,103 @@
+//! The landing page's summaries, written once per set of findings and
+//! filter: viewers reloading the page during an incident read them rather
+//! than each recounting every finding.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::diagnosis::Finding;
+use crate::output::{FindingFilter, html};
+
+/// How many filters' summaries of one set of findings are kept.
+const FILTERS_KEPT: usize = 16;
+
+/// The summaries of the latest findings a page showed.
+#[derive(Default)]
+pub(crate) struct Summaries(Mutex<Held>);
+
+#[derive(Default)]
+struct Held {
+    /// The findings summarised (held, so that another set is told apart by
+    /// address).
+    of: Option<Arc<Vec<Arc<Finding>>>>,
+    /// Oldest first.
+    by_filter: Vec<(FindingFilter, Arc<str>)>,
+}
+
+impl Summaries {
+    /// The summary of `chosen`, the findings of `all` that `filter` chooses:
+    /// kept from an earlier view of the same findings, or written now (one
+    /// writer at a time: viewers arriving together wait for the first).
+    pub(crate) fn of(
+        &self,
+        all: &Arc<Vec<Arc<Finding>>>,
+        filter: &FindingFilter,
+        chosen: &[Arc<Finding>],
+    ) -> Arc<str> {
+        let mut held = self.0.lock();
+        if !held.of.as_ref().is_some_and(|of| Arc::ptr_eq(of, all)) {
+            held.of = Some(all.clone());
+            held.by_filter.clear();
+        }
+        if let Some((_, summary)) = held.by_filter.iter().find(|(f, _)| f == filter) {
+            return summary.clone();
+        }
+        let summary: Arc<str> = html::summary(chosen, filter).into();
+        if held.by_filter.len() == FILTERS_KEPT {
+            held.by_filter.remove(0);
+        }
+        held.by_filter.push((filter.clone(), summary.clone()));
+        summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::{Cause, Detail, TerminatingCause};
+    use crate::model::Kind;
+
+    /// Terminating pods `names` in `shop`, held by finalizers.
+    fn findings(names: &[&str]) -> Arc<Vec<Arc<Finding>>> {
+        let finding = |name: &str| Finding {
+            kind: Kind::Pod,
+            namespace: Some("shop".into()),
+            name: name.into(),
+            container: None,
+            container_kind: None,
+            owner: None,
+            node: Some("worker-3".into()),
+            cause: Cause::PodTerminating(TerminatingCause::Finalizers),
+            since: None,
+            message: "m".into(),
+            detail: Detail::None,
+        };
+        Arc::new(names.iter().map(|n| Arc::new(finding(n))).collect())
+    }
+
+    /// One set of findings and filter is summarised once; another set, or
+    /// another filter, is summarised again, as if summarised the first time.
+    #[test]
+    fn a_summary_is_written_once_per_findings_and_filter() {
+        let summaries = Summaries::default();
+        let all = findings(&["a", "b"]);
+        let none = FindingFilter::default();
+        let first = summaries.of(&all, &none, &all);
+        assert_eq!(*first, *html::summary(&all, &none));
+        assert!(Arc::ptr_eq(&first, &summaries.of(&all, &none, &all)));
+
+        let filter = FindingFilter {
+            namespace: Some("elsewhere".into()),
+            ..Default::default()
+        };
+        let filtered = summaries.of(&all, &filter, &[]);
+        assert!(!Arc::ptr_eq(&first, &filtered));
+        assert_eq!(*filtered, *html::summary::<Arc<Finding>>(&[], &filter));
+
+        let other = findings(&["a", "b", "c"]);
+        let again = summaries.of(&other, &none, &other);
+        assert!(!Arc::ptr_eq(&first, &again));
+        assert_eq!(*again, *html::summary(&other, &none));
+    }
+}
