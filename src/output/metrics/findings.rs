@@ -19,7 +19,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::Registry;
 
 use crate::diagnosis::metric::{
-    FINDINGS_HELP, FINDINGS_METRIC, FOLDED_HELP, FOLDED_METRIC, Fold, MetricFamily,
+    FINDINGS_HELP, FINDINGS_METRIC, FOLDED_HELP, FOLDED_METRIC, Fold, MetricFamily, Sample,
     metric_families, text,
 };
 use crate::diagnosis::{Anomaly, Cause, Finding};
@@ -134,6 +134,35 @@ fn encode_totals(
     Ok(())
 }
 
+/// The positions in `findings` of each anomaly's findings, in order: a
+/// family reads its anomalies' and no other (a pass per family over every
+/// finding was most of a storm's encoding).
+fn by_anomaly(findings: &[Arc<Finding>]) -> Vec<Vec<usize>> {
+    let mut positions = vec![Vec::new(); Anomaly::ALL.len()];
+    for (i, f) in findings.iter().enumerate() {
+        positions[f.anomaly() as usize].push(i);
+    }
+    positions
+}
+
+/// The findings of `family`'s anomalies, in the order given.
+fn of_family<'a>(
+    family: &MetricFamily,
+    findings: &'a [Arc<Finding>],
+    by_anomaly: &[Vec<usize>],
+) -> Vec<&'a Finding> {
+    let mut positions: Vec<usize> = family
+        .anomalies
+        .iter()
+        .flat_map(|a| &by_anomaly[*a as usize])
+        .copied()
+        .collect();
+    if family.anomalies.len() > 1 {
+        positions.sort_unstable();
+    }
+    positions.into_iter().map(|i| &*findings[i]).collect()
+}
+
 /// Encodes every family; returns, for each foldable family, how many per-pod
 /// series were folded (0 when none).
 fn encode_findings(
@@ -142,29 +171,30 @@ fn encode_findings(
     encoder: &mut DescriptorEncoder,
 ) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
     encode_totals(findings, encoder)?;
+    let by_anomaly = by_anomaly(findings);
     let mut folds = Vec::new();
     for family in metric_families() {
         let mut metric =
             encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
-        let of_family = || {
-            findings
-                .iter()
-                .map(|f| &**f)
-                .filter(|f| family.anomalies.contains(&f.anomaly()))
-        };
+        // Each finding's samples, generated once for counting, folding or
+        // encoding them.
+        let samples: Vec<(&Finding, Vec<Sample>)> = of_family(family, findings, &by_anomaly)
+            .into_iter()
+            .map(|f| (f, (family.samples)(f)))
+            .collect();
         if family.fold != Fold::Never {
             let series: usize = match ceiling {
-                Some(_) => of_family().map(|f| (family.samples)(f).len()).sum(),
+                Some(_) => samples.iter().map(|(_, s)| s.len()).sum(),
                 None => 0,
             };
             if let Some(ceiling) = ceiling.filter(|ceiling| series > *ceiling) {
                 folds.push((family.name, series));
-                let mut folded = fold(family, of_family(), true);
+                let mut folded = fold(family, &samples, true);
                 // Pods of a namespace spread over many nodes: when folding by
                 // namespace still leaves more series than the ceiling, the
                 // namespace goes too (series by node, registry, cause).
                 if folded.len() > ceiling {
-                    folded = fold(family, of_family(), false);
+                    folded = fold(family, &samples, false);
                 }
                 for (labels, value) in folded {
                     let labels: Vec<(&str, &str)> = folded_label_names(family)
@@ -178,9 +208,9 @@ fn encode_findings(
         }
         // Label pairs to the summed value, for an aggregate family.
         let mut sums: BTreeMap<Vec<(&'static str, String)>, f64> = BTreeMap::new();
-        for finding in of_family() {
+        for (finding, samples) in &samples {
             let identity = family.identity.values(finding);
-            for sample in (family.samples)(finding) {
+            for sample in samples {
                 let values = identity.iter().chain(&sample.labels);
                 if family.aggregate {
                     let key = family.label_names(finding).zip(values.cloned()).collect();
@@ -210,21 +240,23 @@ fn encode_findings(
 
 /// A family's samples folded by the family's own labels, and by namespace
 /// when `by_namespace` (else the namespace is empty: the label is absent).
-fn fold<'a>(
+fn fold(
     family: &MetricFamily,
-    findings: impl Iterator<Item = &'a Finding>,
+    samples: &[(&Finding, Vec<Sample>)],
     by_namespace: bool,
 ) -> BTreeMap<Vec<String>, f64> {
     // Counted in a hash table, ordered once: a storm folds 80,000 findings.
     let mut folded: foldhash::HashMap<Vec<String>, f64> = Default::default();
-    for finding in findings {
-        for sample in (family.samples)(finding) {
+    for (finding, samples) in samples {
+        for sample in samples {
             let namespace = if by_namespace {
                 text(&finding.namespace)
             } else {
                 String::new()
             };
-            let key: Vec<String> = std::iter::once(namespace).chain(sample.labels).collect();
+            let key: Vec<String> = std::iter::once(namespace)
+                .chain(sample.labels.iter().cloned())
+                .collect();
             folded
                 .entry(key)
                 .and_modify(|held| *held = family.fold.combine(*held, sample.value))
