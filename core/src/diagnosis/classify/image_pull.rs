@@ -3,6 +3,10 @@
 //! ([`super::chain`]): the layer of the chain that names a cause decides,
 //! whichever runtime wrote the wrappers around it.
 
+use std::cell::RefCell;
+
+use foldhash::HashMap;
+
 use super::chain::{Chain, GrpcCode, Signal, Signals, Weight};
 use crate::diagnosis::ImagePullCause;
 
@@ -219,6 +223,30 @@ fn by_code(code: GrpcCode) -> Option<ImagePullCause> {
 
 /// The cause an image-pull failure message names, if it names one.
 pub fn image_pull(message: &str) -> Option<ImagePullCause> {
+    // In a storm the kubelet repeats a few messages across thousands of
+    // pods, each judged again at each new event: each message is read once
+    // per thread (the judge's), until the memo holds too many.
+    thread_local! {
+        static READ: RefCell<HashMap<Box<str>, Option<ImagePullCause>>> = RefCell::default();
+    }
+    READ.with_borrow_mut(|read| {
+        if let Some(cause) = read.get(message) {
+            return *cause;
+        }
+        if read.len() >= MESSAGES_REMEMBERED {
+            read.clear();
+        }
+        let cause = read_image_pull(message);
+        read.insert(message.into(), cause);
+        cause
+    })
+}
+
+/// How many messages [`image_pull`] remembers per thread.
+const MESSAGES_REMEMBERED: usize = 4096;
+
+/// [`image_pull`], read from the message itself.
+fn read_image_pull(message: &str) -> Option<ImagePullCause> {
     let chain = Chain::parse(message);
     // The kubelet's own pull limit: the whole message.
     if chain.contains("pull qps exceeded") {
@@ -235,11 +263,15 @@ pub fn image_pull(message: &str) -> Option<ImagePullCause> {
 /// Whether a warning event reports a failed pull or inspect of an image (not
 /// the bare `Error: ErrImagePull` / `Error: ImagePullBackOff` follow-ups).
 pub fn is_pull_failure_event(reason: &str, message: &str) -> bool {
-    let m = message.to_lowercase();
+    // The prefixes are ASCII with no letter a non-ASCII one lowercases to.
+    let starts = |prefix: &str| {
+        message
+            .as_bytes()
+            .get(..prefix.len())
+            .is_some_and(|m| m.eq_ignore_ascii_case(prefix.as_bytes()))
+    };
     match reason {
-        "Failed" => {
-            m.starts_with("failed to pull image") || m.starts_with("failed to inspect image")
-        }
+        "Failed" => starts("failed to pull image") || starts("failed to inspect image"),
         "InspectFailed" | "ErrImageNeverPull" => true,
         _ => false,
     }
@@ -248,6 +280,44 @@ pub fn is_pull_failure_event(reason: &str, message: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message read again, or after the memo was emptied, reads as the
+    /// message itself does.
+    #[test]
+    fn a_remembered_message_reads_as_it_did() {
+        let qps = "Failed to pull image \"nginx\": pull QPS exceeded";
+        let unknown = "Failed to pull image \"nginx\": something new";
+        assert_eq!(image_pull(qps), Some(QpsExceeded));
+        for i in 0..MESSAGES_REMEMBERED + 10 {
+            let other = format!("Failed to pull image \"app:{i}\": no basic auth credentials");
+            assert_eq!(image_pull(&other), Some(Unauthorized));
+        }
+        for _ in 0..2 {
+            assert_eq!(image_pull(qps), read_image_pull(qps));
+            assert_eq!(image_pull(unknown), read_image_pull(unknown));
+            assert_eq!(image_pull(unknown), None);
+        }
+    }
+
+    /// The kubelet's failed pull or inspect, in any case; not its follow-ups.
+    #[test]
+    fn pull_failure_events_are_told_by_their_first_words() {
+        assert!(is_pull_failure_event(
+            "Failed",
+            "Failed to pull image \"x\": denied"
+        ));
+        assert!(is_pull_failure_event(
+            "Failed",
+            "FAILED TO INSPECT IMAGE \"x\""
+        ));
+        assert!(!is_pull_failure_event("Failed", "Error: ErrImagePull"));
+        assert!(!is_pull_failure_event("Failed", "Failed to pull"));
+        assert!(!is_pull_failure_event(
+            "BackOff",
+            "Failed to pull image \"x\""
+        ));
+        assert!(is_pull_failure_event("InspectFailed", ""));
+    }
 
     #[test]
     fn the_transport_error_beats_the_wrapper_text() {
