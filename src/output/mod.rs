@@ -132,14 +132,14 @@ pub(crate) fn registry(f: &Finding) -> Option<&str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::diagnosis::{Cause, Detail, TerminatingCause};
     use crate::model::Kind;
 
     /// A Terminating pod `name` in `shop` on `worker-3`, as the output tests
     /// need one.
-    pub(super) fn finding(name: &str, message: &str) -> Finding {
+    pub(crate) fn finding(name: &str, message: &str) -> Finding {
         Finding {
             kind: Kind::Pod,
             namespace: Some("shop".into()),

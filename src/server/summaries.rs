@@ -55,25 +55,11 @@ impl Summaries {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::{Cause, Detail, TerminatingCause};
-    use crate::model::Kind;
+    use crate::output::tests::finding;
 
-    /// Terminating pods `names` in `shop`, held by finalizers.
+    /// Terminating pods `names` (the output tests' finding).
     fn findings(names: &[&str]) -> Arc<Vec<Arc<Finding>>> {
-        let finding = |name: &str| Finding {
-            kind: Kind::Pod,
-            namespace: Some("shop".into()),
-            name: name.into(),
-            container: None,
-            container_kind: None,
-            owner: None,
-            node: Some("worker-3".into()),
-            cause: Cause::PodTerminating(TerminatingCause::Finalizers),
-            since: None,
-            message: "m".into(),
-            detail: Detail::None,
-        };
-        Arc::new(names.iter().map(|n| Arc::new(finding(n))).collect())
+        Arc::new(names.iter().map(|n| Arc::new(finding(n, "m"))).collect())
     }
 
     /// One set of findings and filter is summarised once; another set, or
