@@ -60,6 +60,10 @@ pub struct Incremental {
     at: Option<Time>,
     /// How many pods the last judgement judged again.
     judged: usize,
+    /// The last judgement's findings, in order: a finding judged again alike
+    /// is handed out as the one kept, so that what reads the findings can
+    /// tell unchanged ones by their address.
+    previous: Vec<Arc<Finding>>,
 }
 
 /// What a family that judges each controller found, kept.
@@ -179,6 +183,7 @@ impl Incremental {
             controllers: FAMILIES.iter().map(|_| Default::default()).collect(),
             at: None,
             judged: 0,
+            previous: Vec::new(),
         }
     }
 
@@ -232,7 +237,10 @@ impl Incremental {
                     if let Some((_, was)) = &was {
                         self.unschedule(key, was);
                     }
-                    let now_held = self.judge(&input, key, pod);
+                    let mut now_held = self.judge(&input, key, pod);
+                    if let Some((_, was)) = &was {
+                        keep_alike(&mut now_held.findings, &was.findings);
+                    }
                     // A pod whose findings changed changes its controller's
                     // verdicts; so may a Terminating one whose did not: a
                     // blocked workload reads its judgement even where it
@@ -310,7 +318,9 @@ impl Incremental {
                 whole.push((index, from..findings.len()));
             }
         }
-        let findings = in_order(findings);
+        let mut findings = in_order(findings);
+        share_alike(&mut findings, &self.previous);
+        self.previous.clone_from(&findings);
         let until = [input.now.next_change(), self.due.first().map(|(t, _)| *t)]
             .into_iter()
             .chain(
@@ -402,6 +412,32 @@ fn in_order(findings: Vec<Arc<Finding>>) -> Vec<Arc<Finding>> {
         ordered.append(&mut findings);
     }
     ordered
+}
+
+/// Each of a pod's findings judged again that reads as it did (same
+/// family, same place, equal) becomes the one kept.
+fn keep_alike(found: &mut [(usize, Arc<Finding>)], was: &[(usize, Arc<Finding>)]) {
+    for ((family, finding), (was_family, was)) in found.iter_mut().zip(was) {
+        if family == was_family && finding == was {
+            *finding = was.clone();
+        }
+    }
+}
+
+/// Each finding of `findings` equal to one of `previous` (both in the
+/// diagnosis's order) becomes that one: the two walked side by side by
+/// their order's key.
+fn share_alike(findings: &mut [Arc<Finding>], previous: &[Arc<Finding>]) {
+    let mut previous = previous.iter().peekable();
+    for finding in findings {
+        while previous
+            .next_if(|p| p.order_key() < finding.order_key())
+            .is_some()
+        {}
+        if let Some(was) = previous.next_if(|p| **p == *finding) {
+            *finding = was.clone();
+        }
+    }
 }
 
 /// Whether `a` and `b` are the key of one pod (most often, the same key).
@@ -571,5 +607,69 @@ mod tests {
         assert_eq!(lasting.until, Some(at("2024-06-01T01:01:00Z")));
         judged_alike(&mut incremental, &mut cluster, at("2024-06-01T01:04:00Z"));
         assert_eq!(incremental.judged, 11);
+    }
+
+    /// A pod or controller judged again that reads as it did hands out the
+    /// finding kept (readers tell unchanged findings by address); one that
+    /// reads differently, a new one.
+    #[test]
+    fn findings_judged_again_alike_are_the_ones_kept() {
+        let deployment = |generation: u32| {
+            Object::Deployment(
+                serde_json::from_str(&format!(
+                    r#"{{"metadata":{{"name":"web","namespace":"ns","uid":"ud","generation":{generation}}},
+                        "spec":{{"replicas":1}},
+                        "status":{{"replicas":0,"unavailableReplicas":1,"conditions":[{{"type":"Available",
+                          "status":"False","reason":"MinimumReplicasUnavailable",
+                          "lastTransitionTime":"2024-06-01T00:00:00Z"}}]}}}}"#
+                ))
+                .unwrap(),
+            )
+        };
+        let pending = |uid: &str, created: &str| {
+            pod(&format!(
+                r#"{{"metadata":{{"name":"p","namespace":"ns","uid":"{uid}",
+                      "creationTimestamp":"{created}"}},
+                    "status":{{"phase":"Pending"}}}}"#
+            ))
+        };
+        let mut cluster = Cluster::new();
+        cluster.apply(deployment(1));
+        cluster.apply(pending("a", "2024-06-01T00:00:00Z"));
+        cluster.mark_listed(Kind::Event);
+        let mut incremental = Incremental::new(Settings::default());
+        let now = at("2024-06-01T01:00:00Z");
+        let before = judged_alike(&mut incremental, &mut cluster, now);
+        assert_eq!(before.findings.len(), 2, "{:?}", causes(&before));
+        cluster.apply(deployment(2));
+        cluster.apply(pending("b", "2024-06-01T00:00:00Z"));
+        let after = judged_alike(&mut incremental, &mut cluster, now);
+        assert_eq!(incremental.judged, 1);
+        for (before, after) in before.findings.iter().zip(&after.findings) {
+            assert!(Arc::ptr_eq(before, after), "{} judged again", after.name);
+        }
+        // The pod keeps it too, not a copy.
+        let kept = &incremental.pods[0].1.findings[0].1;
+        assert!(before.findings.iter().any(|f| Arc::ptr_eq(f, kept)));
+        cluster.apply(pending("c", "2024-06-01T00:30:00Z"));
+        let changed = judged_alike(&mut incremental, &mut cluster, now);
+        let pod = |lasting: &Lasting| {
+            lasting
+                .findings
+                .iter()
+                .find(|f| f.kind == Kind::Pod)
+                .cloned()
+                .unwrap()
+        };
+        assert!(!Arc::ptr_eq(&pod(&after), &pod(&changed)));
+        let deployment = |lasting: &Lasting| {
+            lasting
+                .findings
+                .iter()
+                .find(|f| f.kind == Kind::Deployment)
+                .cloned()
+                .unwrap()
+        };
+        assert!(Arc::ptr_eq(&deployment(&after), &deployment(&changed)));
     }
 }

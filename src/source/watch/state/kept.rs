@@ -236,13 +236,21 @@ impl Kept {
         }
         let started = Instant::now();
         let (generation, findings, until) = judge();
+        // The same findings as before (the judgement hands out the ones it
+        // kept when they read alike) stay the same set, so that what was
+        // made of them (the encoded metrics, the page's summary) holds.
+        let findings = if same_findings(&judged.findings, &findings) {
+            judged.findings.clone()
+        } else {
+            Arc::new(findings)
+        };
         let judged = Arc::new(Judged {
             generation,
             at: now,
             until,
             started,
             took: started.elapsed(),
-            findings: Arc::new(findings),
+            findings,
         });
         *self.latest.write() = judged.clone();
         judged.findings.clone()
@@ -288,4 +296,9 @@ impl Kept {
     pub(crate) async fn changed(&self) {
         self.changed.notified().await;
     }
+}
+
+/// Whether `a` and `b` hold the very same findings, in the same order.
+fn same_findings(a: &[Arc<Finding>], b: &[Arc<Finding>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
 }

@@ -283,6 +283,14 @@ fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Timestamp) {
                 "step {i} ({step:?}): an unchanged model was judged again at {now}"
             );
         }
+        // Findings that read as before are the set kept before, so that
+        // what was made of them (encoded metrics, summaries) holds.
+        if *kept == *last {
+            assert!(
+                Arc::ptr_eq(&kept, &last),
+                "step {i} ({step:?}): the same findings were handed out as another set"
+            );
+        }
         let expected = full(&live, now, &settings);
         assert!(
             *kept == expected,
