@@ -2,7 +2,7 @@
 //! its metric families (name, help, identity, label keys, generator) beside its
 //! diagnosis ([`crate::diagnosis::metric`]); this encodes them all, folds them
 //! above the series ceiling, and adds the totals. The same
-//! [`FindingsCollector`] serves the live `/metrics` and `diagnose --output metrics`.
+//! [`FindingsText`] serves the live `/metrics` and `diagnose --output metrics`.
 //!
 //! Series describe the current state and are produced at scrape time, so a
 //! series disappears with its anomaly. Values are Unix timestamps ("since"),
@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use prometheus_client::collector::Collector;
+use prometheus_client::encoding::text::encode_registry;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::gauge::ConstGauge;
@@ -29,16 +31,9 @@ fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static st
     std::iter::once("namespace").chain(family.labels.iter().copied())
 }
 
-/// Where a collector gets the findings of the moment.
+/// Where the exposition gets the findings of the moment.
 pub(crate) trait FindingsSource: Send + Sync + 'static {
     fn current(&self) -> Arc<Vec<Arc<Finding>>>;
-}
-
-/// A fixed set of findings (the offline `diagnose`).
-impl FindingsSource for Vec<Finding> {
-    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
-        Arc::new(self.iter().cloned().map(Arc::new).collect())
-    }
 }
 
 /// A source shared with others (the live model, shared with the server).
@@ -48,33 +43,68 @@ impl<S: FindingsSource> FindingsSource for Arc<S> {
     }
 }
 
-/// Encodes every family from the source's findings on each scrape.
-pub(crate) struct FindingsCollector<S> {
-    source: S,
+/// The findings' families as text, each family's kept for as long as its
+/// findings are the very same ones: a judgement that changes a few findings
+/// costs the encoding of their families, not of all of them.
+pub(crate) struct FindingsText {
     /// Per-pod series a family may have before they are folded (`None`: no limit).
     ceiling: Option<usize>,
-    /// The families folded at the last scrape, so that going over and coming
-    /// back under are each logged once.
-    folded: parking_lot::Mutex<BTreeSet<&'static str>>,
+    /// The families folded at the last encoding, so that going over and
+    /// coming back under are each logged once.
+    folded: Mutex<BTreeSet<&'static str>>,
+    /// Each metric family's last text, in [`metric_families`]'s order.
+    families: Mutex<Vec<Option<FamilyText>>>,
 }
 
-impl<S: FindingsSource> FindingsCollector<S> {
-    pub(crate) fn new(source: S) -> Self {
-        FindingsCollector {
-            source,
-            ceiling: None,
+/// One family's text and what it was encoded from.
+struct FamilyText {
+    /// Its findings, held so that their addresses name them until the text goes.
+    findings: Vec<Arc<Finding>>,
+    text: Arc<str>,
+    /// Per-pod series folded (0 when none); `None` for a family that never folds.
+    folded: Option<usize>,
+}
+
+impl FindingsText {
+    /// Folds a family's per-pod series above `ceiling` (0: never).
+    pub(crate) fn new(ceiling: usize) -> Self {
+        FindingsText {
+            ceiling: (ceiling > 0).then_some(ceiling),
             folded: Default::default(),
+            families: Mutex::new(metric_families().map(|_| None).collect()),
         }
     }
 
-    /// Folds a family's per-pod series above `ceiling` (0: never).
-    pub(crate) fn with_ceiling(mut self, ceiling: usize) -> Self {
-        self.ceiling = (ceiling > 0).then_some(ceiling);
-        self
-    }
-
-    pub(crate) fn register(self, registry: &mut Registry) {
-        registry.register_collector(Box::new(self));
+    /// The families' text for `findings`, in parts to be written in order
+    /// (the totals, each family, the folded counts), without `# EOF`.
+    pub(crate) fn encode(&self, findings: &[Arc<Finding>]) -> Result<Vec<Arc<str>>, fmt::Error> {
+        let mut parts = vec![encode_totals(findings)?];
+        let by_anomaly = by_anomaly(findings);
+        let mut folds = Vec::new();
+        let mut kept = self.families.lock();
+        for (family, kept) in metric_families().zip(kept.iter_mut()) {
+            let of_family = of_family(family, findings, &by_anomaly);
+            let unchanged = kept
+                .as_ref()
+                .is_some_and(|k| same_findings(&k.findings, &of_family));
+            if !unchanged {
+                let findings: Vec<Arc<Finding>> = of_family.into_iter().cloned().collect();
+                let (text, folded) = encode_family(family, &findings, self.ceiling)?;
+                *kept = Some(FamilyText {
+                    findings,
+                    text,
+                    folded,
+                });
+            }
+            if let Some(kept) = kept {
+                parts.push(kept.text.clone());
+                folds.extend(kept.folded.map(|series| (family.name, series)));
+            }
+        }
+        drop(kept);
+        parts.push(encode_folded(&folds)?);
+        self.note_folds(&folds);
+        Ok(parts)
     }
 
     fn note_folds(&self, folds: &[(&'static str, usize)]) {
@@ -98,40 +128,78 @@ impl<S: FindingsSource> FindingsCollector<S> {
     }
 }
 
-impl<S> fmt::Debug for FindingsCollector<S> {
+impl fmt::Debug for FindingsText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("FindingsCollector")
+        f.write_str("FindingsText")
     }
 }
 
-impl<S: FindingsSource> Collector for FindingsCollector<S> {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
-        let findings = self.source.current();
-        let folds = encode_findings(&findings, self.ceiling, &mut encoder)?;
-        self.note_folds(&folds);
-        Ok(())
+/// Whether `kept` are the very findings `now` names, in order.
+fn same_findings(kept: &[Arc<Finding>], now: &[&Arc<Finding>]) -> bool {
+    kept.len() == now.len() && kept.iter().zip(now).all(|(a, b)| Arc::ptr_eq(a, b))
+}
+
+/// What `encode` writes through prometheus-client's encoder, as text: a
+/// registry of one collector that encodes once.
+fn text_of(
+    encode: impl FnOnce(&mut DescriptorEncoder) -> fmt::Result + Send + 'static,
+) -> Result<Arc<str>, fmt::Error> {
+    struct Once<F>(Mutex<Option<F>>);
+    impl<F> fmt::Debug for Once<F> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("Once")
+        }
     }
+    impl<F> Collector for Once<F>
+    where
+        F: FnOnce(&mut DescriptorEncoder) -> fmt::Result + Send + 'static,
+    {
+        fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
+            match self.0.lock().take() {
+                Some(encode) => encode(&mut encoder),
+                None => Ok(()),
+            }
+        }
+    }
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Once(Mutex::new(Some(encode)))));
+    let mut text = String::new();
+    encode_registry(&mut text, &registry)?;
+    Ok(text.into())
 }
 
 /// Totals: every (anomaly, cause) pair, so dashboards see zeros rather than gaps.
-fn encode_totals(
-    findings: &[Arc<Finding>],
-    encoder: &mut DescriptorEncoder,
-) -> Result<(), fmt::Error> {
-    let mut metric =
-        encoder.encode_descriptor(FINDINGS_METRIC, FINDINGS_HELP, None, MetricType::Gauge)?;
-    let mut counts: BTreeMap<(Anomaly, &str), usize> = BTreeMap::new();
+fn encode_totals(findings: &[Arc<Finding>]) -> Result<Arc<str>, fmt::Error> {
+    let mut counts: BTreeMap<(Anomaly, &'static str), usize> = BTreeMap::new();
     for f in findings {
         *counts.entry((f.anomaly(), f.cause.as_str())).or_default() += 1;
     }
-    for anomaly in Anomaly::ALL {
-        for (cause, _) in Cause::vocabulary(*anomaly) {
-            let count = counts.get(&(*anomaly, cause)).copied().unwrap_or_default();
-            let labels = [("anomaly", anomaly.as_str()), ("cause", cause)];
-            ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
+    text_of(move |encoder| {
+        let mut metric =
+            encoder.encode_descriptor(FINDINGS_METRIC, FINDINGS_HELP, None, MetricType::Gauge)?;
+        for anomaly in Anomaly::ALL {
+            for (cause, _) in Cause::vocabulary(*anomaly) {
+                let count = counts.get(&(*anomaly, cause)).copied().unwrap_or_default();
+                let labels = [("anomaly", anomaly.as_str()), ("cause", cause)];
+                ConstGauge::new(count as i64).encode(metric.encode_family(&labels)?)?;
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    })
+}
+
+/// How many per-pod series each foldable family folded (0: none).
+fn encode_folded(folds: &[(&'static str, usize)]) -> Result<Arc<str>, fmt::Error> {
+    let folds = folds.to_vec();
+    text_of(move |encoder| {
+        let mut metric =
+            encoder.encode_descriptor(FOLDED_METRIC, FOLDED_HELP, None, MetricType::Gauge)?;
+        for (family, series) in &folds {
+            ConstGauge::new(*series as i64)
+                .encode(metric.encode_family(&[("family", *family)])?)?;
+        }
+        Ok(())
+    })
 }
 
 /// The positions in `findings` of each anomaly's findings, in order: a
@@ -150,7 +218,7 @@ fn of_family<'a>(
     family: &MetricFamily,
     findings: &'a [Arc<Finding>],
     by_anomaly: &[Vec<usize>],
-) -> Vec<&'a Finding> {
+) -> Vec<&'a Arc<Finding>> {
     let mut positions: Vec<usize> = family
         .anomalies
         .iter()
@@ -160,50 +228,47 @@ fn of_family<'a>(
     if family.anomalies.len() > 1 {
         positions.sort_unstable();
     }
-    positions.into_iter().map(|i| &*findings[i]).collect()
+    positions.into_iter().map(|i| &findings[i]).collect()
 }
 
-/// Encodes every family; returns, for each foldable family, how many per-pod
-/// series were folded (0 when none).
-fn encode_findings(
+/// One family's text from its findings, and how many per-pod series it
+/// folded (`None` for a family that never folds).
+fn encode_family(
+    family: &'static MetricFamily,
     findings: &[Arc<Finding>],
     ceiling: Option<usize>,
-    encoder: &mut DescriptorEncoder,
-) -> Result<Vec<(&'static str, usize)>, fmt::Error> {
-    encode_totals(findings, encoder)?;
-    let by_anomaly = by_anomaly(findings);
-    let mut folds = Vec::new();
-    for family in metric_families() {
+) -> Result<(Arc<str>, Option<usize>), fmt::Error> {
+    // Each finding's samples, generated once for counting, folding or
+    // encoding them.
+    let samples: Vec<(Arc<Finding>, Vec<Sample>)> = findings
+        .iter()
+        .map(|f| (f.clone(), (family.samples)(f)))
+        .collect();
+    let mut folded = None;
+    if family.fold != Fold::Never {
+        let series: usize = match ceiling {
+            Some(_) => samples.iter().map(|(_, s)| s.len()).sum(),
+            None => 0,
+        };
+        let over = ceiling.is_some_and(|ceiling| series > ceiling);
+        folded = Some(if over { series } else { 0 });
+    }
+    let text = text_of(move |encoder| {
         let mut metric =
             encoder.encode_descriptor(family.name, family.help, None, MetricType::Gauge)?;
-        // Each finding's samples, generated once for counting, folding or
-        // encoding them.
-        let samples: Vec<(&Finding, Vec<Sample>)> = of_family(family, findings, &by_anomaly)
-            .into_iter()
-            .map(|f| (f, (family.samples)(f)))
-            .collect();
-        if family.fold != Fold::Never {
-            let series: usize = match ceiling {
-                Some(_) => samples.iter().map(|(_, s)| s.len()).sum(),
-                None => 0,
-            };
-            if let Some(ceiling) = ceiling.filter(|ceiling| series > *ceiling) {
-                folds.push((family.name, series));
-                let mut folded = fold(family, &samples, true);
-                // Pods of a namespace spread over many nodes: when folding by
-                // namespace still leaves more series than the ceiling, the
-                // namespace goes too (series by node, registry, cause).
-                if folded.len() > ceiling {
-                    folded = fold(family, &samples, false);
-                }
-                for (labels, value) in folded {
-                    let labels: Vec<(&str, &str)> =
-                        folded_label_names(family).zip(labels).collect();
-                    ConstGauge::new(value).encode(metric.encode_family(&labels)?)?;
-                }
-                continue;
+        if let (Some(ceiling), Some(1..)) = (ceiling, folded) {
+            let mut folded = fold(family, &samples, true);
+            // Pods of a namespace spread over many nodes: when folding by
+            // namespace still leaves more series than the ceiling, the
+            // namespace goes too (series by node, registry, cause).
+            if folded.len() > ceiling {
+                folded = fold(family, &samples, false);
             }
-            folds.push((family.name, 0));
+            for (labels, value) in folded {
+                let labels: Vec<(&str, &str)> = folded_label_names(family).zip(labels).collect();
+                ConstGauge::new(value).encode(metric.encode_family(&labels)?)?;
+            }
+            return Ok(());
         }
         // Label pairs to the summed value, for an aggregate family.
         let mut sums: BTreeMap<Vec<(&'static str, String)>, f64> = BTreeMap::new();
@@ -227,21 +292,16 @@ fn encode_findings(
             let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
             ConstGauge::new(*value).encode(metric.encode_family(&labels)?)?;
         }
-    }
-
-    let mut metric =
-        encoder.encode_descriptor(FOLDED_METRIC, FOLDED_HELP, None, MetricType::Gauge)?;
-    for (family, series) in &folds {
-        ConstGauge::new(*series as i64).encode(metric.encode_family(&[("family", *family)])?)?;
-    }
-    Ok(folds)
+        Ok(())
+    })?;
+    Ok((text, folded))
 }
 
 /// A family's samples folded by the family's own labels, and by namespace
 /// when `by_namespace` (else the namespace is empty: the label is absent).
 fn fold<'a>(
     family: &MetricFamily,
-    samples: &'a [(&Finding, Vec<Sample>)],
+    samples: &'a [(Arc<Finding>, Vec<Sample>)],
     by_namespace: bool,
 ) -> BTreeMap<Vec<&'a str>, f64> {
     // Counted in a hash table, ordered once: a storm folds 80,000 findings;
@@ -267,11 +327,11 @@ fn fold<'a>(
 
 /// The OpenMetrics text a set of findings produces.
 pub fn render(findings: Vec<Finding>) -> String {
-    let mut registry = Registry::default();
-    FindingsCollector::new(findings).register(&mut registry);
-    let mut out = String::new();
+    let findings: Vec<Arc<Finding>> = findings.into_iter().map(Arc::new).collect();
     // Writing into a String cannot fail.
-    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+    let parts = FindingsText::new(0).encode(&findings).unwrap_or_default();
+    let mut out: String = parts.iter().map(|part| &**part).collect();
+    out.push_str("# EOF\n");
     out
 }
 
@@ -304,13 +364,9 @@ mod tests {
     }
 
     fn scrape(findings: Vec<Finding>, ceiling: usize) -> String {
-        let mut registry = Registry::default();
-        FindingsCollector::new(findings)
-            .with_ceiling(ceiling)
-            .register(&mut registry);
-        let mut out = String::new();
-        prometheus_client::encoding::text::encode(&mut out, &registry).unwrap();
-        out
+        let findings: Vec<Arc<Finding>> = findings.into_iter().map(Arc::new).collect();
+        let parts = FindingsText::new(ceiling).encode(&findings).unwrap();
+        parts.iter().map(|part| &**part).collect()
     }
 
     fn lines<'a>(text: &'a str, family: &str) -> Vec<&'a str> {
@@ -439,5 +495,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A family whose findings are the very same ones keeps its text; one
+    /// whose findings changed is encoded again; and the whole reads as a
+    /// fresh encoding of the new findings.
+    #[test]
+    fn only_families_whose_findings_changed_are_encoded_again() {
+        let crash = |name: &str| {
+            let mut f = terminating("shop", name, "worker-1", 1_000);
+            f.cause = Cause::CrashLoop(crate::diagnosis::CrashLoopCause::OomKilled);
+            f.detail = Detail::CrashLoop {
+                exit_code: Some(137),
+                restarts: 4,
+                probe_failure: None,
+            };
+            f.container = Some("app".into());
+            Arc::new(f)
+        };
+        let stuck = Arc::new(terminating("shop", "web-1", "worker-1", 2_000));
+        let encoder = FindingsText::new(0);
+        let before = encoder.encode(&[stuck.clone(), crash("api-1")]).unwrap();
+        let after_findings = [stuck.clone(), crash("api-2")];
+        let after = encoder.encode(&after_findings).unwrap();
+        let fresh = FindingsText::new(0).encode(&after_findings).unwrap();
+        let text = |parts: &[Arc<str>]| parts.iter().map(|p| &**p).collect::<String>();
+        assert_eq!(text(&after), text(&fresh));
+        assert_ne!(text(&before), text(&after));
+        let part = |parts: &[Arc<str>], name: &str| {
+            parts
+                .iter()
+                .find(|p| p.contains(&format!("# TYPE {name} ")))
+                .cloned()
+                .unwrap()
+        };
+        let since = "kube_lifecycle_pod_terminating_since_timestamp_seconds";
+        assert!(Arc::ptr_eq(&part(&before, since), &part(&after, since)));
+        let restarts = metric_families()
+            .find(|f| f.anomalies.contains(&Anomaly::CrashLoop))
+            .unwrap()
+            .name;
+        assert!(!Arc::ptr_eq(
+            &part(&before, restarts),
+            &part(&after, restarts)
+        ));
+        assert!(part(&after, restarts).contains("api-2"));
     }
 }

@@ -9,8 +9,8 @@
 //!
 //! A scrape goes from the server to [`Exposition`], which encodes the
 //! collectors here; they read the findings and the model's size from the
-//! live model. The findings' families are encoded once per set of findings
-//! and kept as text until the findings change.
+//! live model. The findings' families are encoded once per set of findings,
+//! each family's text kept until its own findings change.
 
 mod findings;
 mod process;
@@ -25,8 +25,9 @@ use prometheus_client::registry::Registry;
 use crate::diagnosis::Finding;
 
 pub use crate::diagnosis::metric::family_anomalies;
+pub(crate) use findings::FindingsSource;
+use findings::FindingsText;
 pub use findings::render;
-pub(crate) use findings::{FindingsCollector, FindingsSource};
 pub(crate) use telemetry::{HeldObjects, ModelSize, Telemetry};
 
 /// The exporter's own families as markdown (a generated block of `docs/metrics.md`).
@@ -44,61 +45,47 @@ pub(crate) fn process_markdown() -> String {
 pub(crate) struct Exposition<S> {
     live: Arc<S>,
     own: Registry,
-    findings: Registry,
-    /// The findings the `findings` registry encodes next.
-    encoding: Arc<Latest>,
+    findings: FindingsText,
     encoded: Mutex<Option<Encoded>>,
     rest: Registry,
 }
 
-/// The findings last encoded, and their families as text (no `# EOF`).
-type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<str>);
-
-/// The findings handed to the findings' collector for one encoding.
-#[derive(Default)]
-struct Latest(Mutex<Arc<Vec<Arc<Finding>>>>);
-
-impl FindingsSource for Latest {
-    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
-        self.0.lock().clone()
-    }
-}
+/// The findings last encoded, and their families as text (no `# EOF`), in parts.
+type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<[Arc<str>]>);
 
 impl<S: FindingsSource + HeldObjects> Exposition<S> {
     pub(crate) fn new(live: Arc<S>, telemetry: &Telemetry, series_ceiling: usize) -> Self {
         let mut own = Registry::default();
         telemetry.register(&mut own);
-        let encoding = Arc::new(Latest::default());
-        let mut findings = Registry::default();
-        FindingsCollector::new(encoding.clone())
-            .with_ceiling(series_ceiling)
-            .register(&mut findings);
         let mut rest = Registry::default();
         rest.register_collector(Box::new(ModelSize(live.clone())));
         rest.register_collector(Box::new(process::ProcessCollector));
         Exposition {
             live,
             own,
-            findings,
-            encoding,
+            findings: FindingsText::new(series_ceiling),
             encoded: Mutex::new(None),
             rest,
         }
     }
 
     /// The OpenMetrics text of a scrape. The findings' part is encoded again
-    /// only when the findings are others than last time.
+    /// only when the findings are others than last time, and then only the
+    /// families whose findings are others.
     pub(crate) fn encode(&self) -> Result<String, std::fmt::Error> {
         let findings = self.findings_text()?;
-        let mut text = String::with_capacity(findings.len() + 64 * 1024);
+        let length: usize = findings.iter().map(|part| part.len()).sum();
+        let mut text = String::with_capacity(length + 64 * 1024);
         encode_registry(&mut text, &self.own)?;
-        text.push_str(&findings);
+        for part in findings.iter() {
+            text.push_str(part);
+        }
         encode_registry(&mut text, &self.rest)?;
         encode_eof(&mut text)?;
         Ok(text)
     }
 
-    fn findings_text(&self) -> Result<Arc<str>, std::fmt::Error> {
+    fn findings_text(&self) -> Result<Arc<[Arc<str>]>, std::fmt::Error> {
         let current = self.live.current();
         let mut encoded = self.encoded.lock();
         if let Some((findings, text)) = &*encoded
@@ -106,10 +93,7 @@ impl<S: FindingsSource + HeldObjects> Exposition<S> {
         {
             return Ok(text.clone());
         }
-        *self.encoding.0.lock() = current.clone();
-        let mut text = String::new();
-        encode_registry(&mut text, &self.findings)?;
-        let text: Arc<str> = text.into();
+        let text: Arc<[Arc<str>]> = self.findings.encode(&current)?.into();
         *encoded = Some((current, text.clone()));
         Ok(text)
     }
