@@ -90,13 +90,15 @@ impl<'a> Input<'a> {
 /// through [`Input::scheduler_in_use`]); each controller on its own (the
 /// controller, its ReplicaSets, their pods, those pods' findings and the
 /// other families' findings about it: given those before it, it returns
-/// what it finds beyond single controllers); the whole cluster, adding to
-/// the findings before it (`Reading`) or changing them (`Whole`).
+/// what it finds beyond single controllers); the whole cluster, reading
+/// the findings before it (`Reading`) or not (`Whole`). A family adds
+/// findings and never changes another's: what one leaves to another it
+/// asks of that family's own functions.
 pub(crate) enum Judge {
     EachPod(fn(&Input<'_>, &Pod, &mut Vec<Finding>)),
     EachController(JudgeControllers),
     Reading(fn(&Input<'_>, &Found<'_>) -> Vec<Finding>),
-    Whole(fn(&Input<'_>, &mut Vec<Arc<Finding>>)),
+    Whole(fn(&Input<'_>) -> Vec<Finding>),
 }
 
 /// A family that judges each controller: given the findings of the families
@@ -106,8 +108,6 @@ type JudgeControllers = fn(&Input<'_>, &Found<'_>, &mut dyn Verdicts) -> Vec<Fin
 /// What the families before one found: every finding, and those about each
 /// pod, looked up by pod.
 pub(crate) struct Found<'a> {
-    /// Every finding, in the order found.
-    pub(crate) all: &'a [Arc<Finding>],
     /// [`Input::unsettled`], whose order [`KeptByPod`] follows.
     unsettled: &'a [&'a Pod],
     by_pod: ByPod<'a>,
@@ -121,8 +121,12 @@ pub(crate) trait KeptByPod {
 }
 
 enum ByPod<'a> {
-    /// Indexed from every finding when first asked (a whole diagnosis).
-    Indexed(OnceCell<PodIndex<'a>>),
+    /// Every finding, in the order found, indexed when first asked (a
+    /// whole diagnosis).
+    Indexed {
+        all: &'a [Arc<Finding>],
+        index: OnceCell<PodIndex<'a>>,
+    },
     /// Kept with each pod; `others`, the findings of the families that judge
     /// more than one pod (each with its family's index), indexed when first
     /// asked.
@@ -154,28 +158,45 @@ impl<'a> Found<'a> {
     /// The findings `all`, indexed by pod when asked.
     pub(crate) fn indexed(input: &'a Input<'_>, all: &'a [Arc<Finding>]) -> Self {
         Found {
-            all,
             unsettled: &input.unsettled,
-            by_pod: ByPod::Indexed(OnceCell::new()),
+            by_pod: ByPod::Indexed {
+                all,
+                index: OnceCell::new(),
+            },
         }
     }
 
-    /// The findings `all`: those of the per-pod families kept by pod in
-    /// `pods`, the others in `others`.
+    /// The findings of the per-pod families kept by pod in `pods`, the
+    /// others in `others`.
     pub(crate) fn kept(
         input: &'a Input<'_>,
-        all: &'a [Arc<Finding>],
         pods: &'a dyn KeptByPod,
         others: &'a [(usize, Arc<Finding>)],
     ) -> Self {
         Found {
-            all,
             unsettled: &input.unsettled,
             by_pod: ByPod::Kept {
                 pods,
                 others,
                 index: OnceCell::new(),
             },
+        }
+    }
+
+    /// The findings about something other than a pod (a workload, a
+    /// namespace), in the order found: only the families that judge more
+    /// than one pod make them.
+    pub(crate) fn beyond_pods(&self) -> Box<dyn Iterator<Item = &'a Finding> + 'a> {
+        match &self.by_pod {
+            ByPod::Indexed { all, .. } => {
+                Box::new(all.iter().map(|f| &**f).filter(|f| f.kind != Kind::Pod))
+            }
+            ByPod::Kept { others, .. } => Box::new(
+                others
+                    .iter()
+                    .map(|(_, f)| &**f)
+                    .filter(|f| f.kind != Kind::Pod),
+            ),
         }
     }
 
@@ -205,8 +226,8 @@ impl<'a> Found<'a> {
     fn about(&self, i: Option<usize>, pod: &Pod) -> (Option<&'a Finding>, bool) {
         let key = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str());
         match &self.by_pod {
-            ByPod::Indexed(index) => {
-                let index = index.get_or_init(|| index_pods(self.all.iter().map(|f| (0, &**f))));
+            ByPod::Indexed { all, index } => {
+                let index = index.get_or_init(|| index_pods(all.iter().map(|f| (0, &**f))));
                 match index.get(&key) {
                     Some(first) => (first.map(|(_, f)| f), true),
                     None => (None, false),
@@ -268,8 +289,8 @@ pub struct Family {
     pub anomalies: &'static [Anomaly],
     /// The metric families its findings feed, in the order they are exposed.
     pub metrics: &'static [MetricFamily],
-    /// Adds its findings to `out`, which holds those of the families before it
-    /// (a family that supersedes or completes others reads them there).
+    /// How it finds what it finds (a family that completes others reads
+    /// theirs, those of the families before it).
     pub(crate) judge: Judge,
 }
 

@@ -272,17 +272,9 @@ impl Incremental {
             .collect();
         debug_assert_eq!(self.pods.len(), input.unsettled.len());
         let mut findings = Vec::new();
-        // Where the findings of the families that judge more than one pod
-        // lie in `findings`, by family (families after them only add to it).
-        let mut whole: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
-        let others = |findings: &[Arc<Finding>], whole: &[(usize, std::ops::Range<usize>)]| {
-            whole
-                .iter()
-                .flat_map(|(family, range)| {
-                    findings[range.clone()].iter().map(|f| (*family, f.clone()))
-                })
-                .collect::<Vec<_>>()
-        };
+        // The findings of the families that judge more than one pod, each
+        // with its family's index, as they are found (a family only adds).
+        let mut others: Vec<(usize, Arc<Finding>)> = Vec::new();
         let kept_by_pod = KeptPods(&self.pods);
         for (index, ((family, kept), held)) in FAMILIES
             .iter()
@@ -294,9 +286,8 @@ impl Incremental {
             match family.judge {
                 Judge::EachPod(_) => findings.extend(kept),
                 Judge::EachController(judge) => {
-                    let others = others(&findings, &whole);
                     held.stale(&others, everything, &touched, now);
-                    let found = Found::kept(&input, &findings, &kept_by_pod, &others);
+                    let found = Found::kept(&input, &kept_by_pod, &others);
                     let beyond = judge(&input, &found, &mut held.verdicts);
                     findings.extend(
                         held.verdicts
@@ -307,15 +298,14 @@ impl Incremental {
                     findings.extend(beyond.into_iter().map(Arc::new));
                 }
                 Judge::Reading(judge) => {
-                    let others = others(&findings, &whole);
-                    let found = Found::kept(&input, &findings, &kept_by_pod, &others);
+                    let found = Found::kept(&input, &kept_by_pod, &others);
                     let more = judge(&input, &found);
                     findings.extend(more.into_iter().map(Arc::new));
                 }
-                Judge::Whole(judge) => judge(&input, &mut findings),
+                Judge::Whole(judge) => findings.extend(judge(&input).into_iter().map(Arc::new)),
             }
             if !matches!(family.judge, Judge::EachPod(_)) {
-                whole.push((index, from..findings.len()));
+                others.extend(findings[from..].iter().map(|f| (index, f.clone())));
             }
         }
         let mut findings = in_order(findings);
@@ -343,6 +333,11 @@ impl Incremental {
             for (index, family) in FAMILIES.iter().enumerate() {
                 if let Judge::EachPod(judge) = family.judge {
                     judge(input, pod, &mut out);
+                    debug_assert!(
+                        out.iter().all(|f| f.kind == Kind::Pod),
+                        "a family that judges each pod finds pods ({})",
+                        family.name
+                    );
                     findings.extend(out.drain(..).map(|f| (index, Arc::new(f))));
                 }
             }

@@ -256,7 +256,7 @@ pub fn diagnose_until(cluster: &Cluster, now: Time, settings: &Settings) -> Last
                 let more = judge(&input, &Found::indexed(&input, &findings));
                 findings.extend(more.into_iter().map(Arc::new));
             }
-            Judge::Whole(judge) => judge(&input, &mut findings),
+            Judge::Whole(judge) => findings.extend(judge(&input).into_iter().map(Arc::new)),
         }
     }
     sort(&mut findings);

@@ -3,7 +3,6 @@
 //! conflict is found) the scheduler's own reasons for its unplaced pods.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use crate::diagnosis::classify;
 use crate::diagnosis::family::family;
@@ -56,14 +55,19 @@ const METRICS: &[MetricFamily] = &[
     },
 ];
 
-fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
+/// A DaemonSet whose pods the API server refuses is the refusal's finding
+/// (`pod_create_refused` names why), not a shortage of unknown cause.
+fn diagnose(input: &Input<'_>) -> Vec<Finding> {
     let cluster = input.cluster;
-    out.extend(
-        cluster
-            .daemon_sets()
-            .filter_map(|d| daemonset_unscheduled(cluster, d))
-            .map(Arc::new),
-    );
+    cluster
+        .daemon_sets()
+        .filter_map(|d| {
+            daemonset_unscheduled(cluster, d).filter(|f| {
+                f.cause != Cause::DaemonSetUnscheduled(DaemonSetCause::Unknown)
+                    || !super::refused::refuses(cluster, d)
+            })
+        })
+        .collect()
 }
 
 /// What is wrong, as an operator says it: on how many of the nodes the DaemonSet

@@ -17,7 +17,6 @@
 
 use crate::diagnosis::moment::Moment;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
 
@@ -122,14 +121,14 @@ const METRICS: &[MetricFamily] = &[
 ];
 
 /// Every Terminating pod is among the unsettled ones.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
+fn diagnose(input: &Input<'_>) -> Vec<Finding> {
     let (cluster, unsettled, now) = (input.cluster, &input.unsettled, &input.now);
     let terminating: Vec<&Namespace> = cluster
         .namespaces()
         .filter(|n| n.is_terminating())
         .collect();
     if terminating.is_empty() {
-        return;
+        return Vec::new();
     }
     // The pods past their deadline in each Terminating namespace.
     let mut stuck: HashMap<&str, Vec<&Pod>> = terminating
@@ -145,10 +144,13 @@ fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
             pods.push(pod);
         }
     }
-    for ns in terminating {
-        let pods = stuck.remove(ns.metadata.name.as_str()).unwrap_or_default();
-        out.push(Arc::new(judge(cluster, ns, pods, now)));
-    }
+    terminating
+        .into_iter()
+        .map(|ns| {
+            let pods = stuck.remove(ns.metadata.name.as_str()).unwrap_or_default();
+            judge(cluster, ns, pods, now)
+        })
+        .collect()
 }
 
 /// The stuck pods, oldest deletion first, each with its cause.

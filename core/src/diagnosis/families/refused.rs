@@ -22,14 +22,13 @@
 //! to show (events older than `--event-max-age` are forgotten).
 
 use crate::model::{Cluster, Condition, ConditionStatus, DaemonSet, Event, Job, Kind, Meta, Time};
-use std::sync::Arc;
 
 use crate::diagnosis::classify::{Refusal, is_refusal_event, refusal};
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, DaemonSetCause, Detail, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 
 use super::pod_finding::object_finding;
 
@@ -101,14 +100,8 @@ const METRICS: &[MetricFamily] = &[
     },
 ];
 
-/// Runs after `daemonsets`: a refused DaemonSet's `unknown` shortage is
-/// superseded by the refusal that explains it.
-fn diagnose(input: &Input<'_>, out: &mut Vec<Arc<Finding>>) {
-    find_refused(input.cluster, out);
-    supersede(out);
-}
-
-fn find_refused(cluster: &Cluster, out: &mut Vec<Arc<Finding>>) {
+fn diagnose(input: &Input<'_>) -> Vec<Finding> {
+    let cluster = input.cluster;
     let controllers = cluster
         .replica_sets()
         .map(|rs| Controller {
@@ -134,7 +127,13 @@ fn find_refused(cluster: &Cluster, out: &mut Vec<Arc<Finding>>) {
         }))
         .chain(cluster.daemon_sets().map(|d| daemon_set(cluster, d)))
         .chain(cluster.jobs().map(job));
-    out.extend(controllers.filter_map(|c| judge(cluster, &c)).map(Arc::new));
+    controllers.filter_map(|c| judge(cluster, &c)).collect()
+}
+
+/// Whether the API server refuses `d`'s pods (as this family finds it):
+/// the `daemonsets` family leaves such a DaemonSet to this one.
+pub(super) fn refuses(cluster: &Cluster, d: &DaemonSet) -> bool {
+    judge(cluster, &daemon_set(cluster, d)).is_some()
 }
 
 /// A DaemonSet counts by its status; one with no status written at all (a
@@ -239,26 +238,6 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
             current: c.current,
         },
     ))
-}
-
-/// A DaemonSet whose pods the API server refuses misses its nodes for that
-/// reason: its `daemonset_unscheduled` finding with cause `unknown` (no
-/// conflicting port found) would only say so less well, and is left out.
-fn supersede(findings: &mut Vec<Arc<Finding>>) {
-    let refused: Vec<(Option<String>, String)> = findings
-        .iter()
-        .filter(|f| f.anomaly() == Anomaly::PodCreateRefused && f.kind == Kind::DaemonSet)
-        .map(|f| (f.namespace.clone(), f.name.clone()))
-        .collect();
-    if refused.is_empty() {
-        return;
-    }
-    findings.retain(|f| {
-        f.cause != Cause::DaemonSetUnscheduled(DaemonSetCause::Unknown)
-            || !refused
-                .iter()
-                .any(|(ns, name)| *ns == f.namespace && *name == f.name)
-    });
 }
 
 /// `[deployment, cause, quota, resource, webhook, pod_security_level]` of a
@@ -567,5 +546,36 @@ mod tests {
         .unwrap();
         c.apply(Object::Event(e.into()));
         assert_eq!(refused(&c), vec![]);
+    }
+
+    /// A DaemonSet short of nodes with no port conflict is an `unknown`
+    /// shortage, until its refusal explains it: then it is the refusal's
+    /// finding alone.
+    #[test]
+    fn a_refused_daemon_set_is_the_refusal_not_an_unknown_shortage() {
+        let mut c = Cluster::new();
+        for name in ["n1", "n2"] {
+            c.apply(object::<crate::model::Node>(&format!(
+                r#"{{"metadata":{{"name":"{name}"}},"status":{{"conditions":[{{"type":"Ready","status":"True"}}]}}}}"#
+            )));
+        }
+        c.apply(object::<crate::model::DaemonSet>(
+            r#"{"metadata":{"name":"agent","namespace":"shop","uid":"uid-agent"},
+                "spec":{"template":{"spec":{"containers":[{"name":"a"}]}}}}"#,
+        ));
+        let about_agent = |c: &Cluster| -> Vec<&'static str> {
+            diagnose(c, now())
+                .iter()
+                .filter(|f| f.name == "agent")
+                .map(|f| f.cause.as_str())
+                .collect()
+        };
+        assert_eq!(about_agent(&c), ["unknown"]);
+        c.apply(refused_create(
+            "DaemonSet",
+            "agent",
+            r#"Error creating: pods "agent-" is forbidden: error looking up service account shop/agent: serviceaccount "agent" not found"#,
+        ));
+        assert_eq!(about_agent(&c), ["service_account_missing"]);
     }
 }

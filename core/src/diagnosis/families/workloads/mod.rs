@@ -203,8 +203,8 @@ struct Known<'a, 'f> {
 impl<'a, 'f: 'a> Known<'a, 'f> {
     fn new(found: &'a Found<'f>) -> Self {
         let mut workloads = HashMap::default();
-        for f in found.all.iter().map(|f| &**f) {
-            if f.kind != Kind::Pod && f.cause.alerted() {
+        for f in found.beyond_pods() {
+            if f.cause.alerted() {
                 let namespace = f.namespace.as_deref().unwrap_or_default();
                 workloads.insert((f.kind, namespace, f.name.as_str()), f);
             }
