@@ -425,6 +425,10 @@ fn keep_alike(found: &mut [(usize, Arc<Finding>)], was: &[(usize, Arc<Finding>)]
 fn share_alike(findings: &mut [Arc<Finding>], previous: &[Arc<Finding>]) {
     let mut previous = previous.iter().peekable();
     for finding in findings {
+        // Most are the very ones kept: no names compared.
+        if previous.next_if(|p| Arc::ptr_eq(p, finding)).is_some() {
+            continue;
+        }
         while previous
             .next_if(|p| p.order_key() < finding.order_key())
             .is_some()
