@@ -1,10 +1,9 @@
 //! The warning events the model keeps, indexed by the object they are about.
 
-use std::collections::BTreeMap;
-
 // foldhash rather than SipHash: the keys are the API server's own names,
 // and hashing them weighs on every list.
 use foldhash::HashMap;
+use hashbrown::Equivalent;
 
 use super::event::Event;
 use super::meta::{ObjectKey, Time};
@@ -15,10 +14,22 @@ pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
 /// The object events are about: namespace, kind, name.
 pub(super) type Subject = (String, String, String);
 
+/// A subject named by borrowed names: looked up without copying them
+/// (a storm looks events up for every pod it judges again). Hashes as the
+/// [`Subject`] of the same names does.
+#[derive(Hash)]
+struct SubjectOf<'a>(&'a str, &'a str, &'a str);
+
+impl Equivalent<Subject> for SubjectOf<'_> {
+    fn equivalent(&self, subject: &Subject) -> bool {
+        self.0 == subject.0 && self.1 == subject.1 && self.2 == subject.2
+    }
+}
+
 /// Warning events, indexed by the object they are about.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct EventStore {
-    by_subject: BTreeMap<Subject, Vec<Event>>,
+    by_subject: hashbrown::HashMap<Subject, Vec<Event>, foldhash::fast::RandomState>,
     subject_of: HashMap<ObjectKey, Subject>,
 }
 
@@ -84,7 +95,9 @@ impl EventStore {
     /// Every event held, by subject.
     #[cfg(any(test, feature = "testing"))]
     pub(super) fn all(&self) -> impl Iterator<Item = &Event> {
-        self.by_subject.values().flatten()
+        let mut subjects: Vec<_> = self.by_subject.iter().collect();
+        subjects.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        subjects.into_iter().flat_map(|(_, events)| events)
     }
 
     /// Forget events last seen before `cutoff`.
@@ -118,7 +131,7 @@ impl EventStore {
     /// The events held about one object, in no particular order.
     pub(super) fn about(&self, namespace: &str, kind: &str, name: &str) -> &[Event] {
         self.by_subject
-            .get(&(namespace.to_string(), kind.to_string(), name.to_string()))
+            .get(&SubjectOf(namespace, kind, name))
             .map_or(&[], Vec::as_slice)
     }
 }
