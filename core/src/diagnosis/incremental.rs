@@ -652,23 +652,21 @@ mod tests {
         assert!(before.findings.iter().any(|f| Arc::ptr_eq(f, kept)));
         cluster.apply(pending("c", "2024-06-01T00:30:00Z"));
         let changed = judged_alike(&mut incremental, &mut cluster, now);
-        let pod = |lasting: &Lasting| {
+        let of = |lasting: &Lasting, kind: Kind| {
             lasting
                 .findings
                 .iter()
-                .find(|f| f.kind == Kind::Pod)
+                .find(|f| f.kind == kind)
                 .cloned()
                 .unwrap()
         };
-        assert!(!Arc::ptr_eq(&pod(&after), &pod(&changed)));
-        let deployment = |lasting: &Lasting| {
-            lasting
-                .findings
-                .iter()
-                .find(|f| f.kind == Kind::Deployment)
-                .cloned()
-                .unwrap()
-        };
-        assert!(Arc::ptr_eq(&deployment(&after), &deployment(&changed)));
+        assert!(!Arc::ptr_eq(
+            &of(&after, Kind::Pod),
+            &of(&changed, Kind::Pod)
+        ));
+        assert!(Arc::ptr_eq(
+            &of(&after, Kind::Deployment),
+            &of(&changed, Kind::Deployment)
+        ));
     }
 }
