@@ -1,5 +1,7 @@
 //! Events, from either API (`v1` and `events.k8s.io/v1`), reduced to one shape.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 
 use super::meta::{Meta, ObjectKey, Time, nullable};
@@ -12,7 +14,9 @@ pub struct Event {
     pub regarding: EventSubject,
     pub warning: bool,
     pub reason: String,
-    pub message: String,
+    /// Shared: the kubelet says the same ~2 KB pull failure of every pod of a
+    /// workload, and the event store holds each message once.
+    pub message: Arc<str>,
     pub count: i32,
     pub first_seen: Option<Time>,
     pub last_seen: Option<Time>,
@@ -112,7 +116,7 @@ impl From<CoreEvent> for Event {
             regarding: e.involved_object,
             warning: e.type_ == "Warning",
             reason: e.reason,
-            message: e.message,
+            message: Arc::from(e.message),
             count: e.count.max(e.series.count).max(1),
             first_seen,
             last_seen,

@@ -326,7 +326,7 @@ fn container_creating(
         .rev()
         .find_map(|e| classify::creating_event(&e.reason, &e.message).map(|cause| (cause, *e)));
     let (cause, message, since) = match explained {
-        Some((cause, event)) => (cause, event.message.clone(), since.or(event.first_seen)),
+        Some((cause, event)) => (cause, event.message.to_string(), since.or(event.first_seen)),
         None => {
             let since = since?;
             if !now.waited(since, settings.creating_after) {
@@ -396,7 +396,7 @@ fn image_pull(c: &Stuck) -> Finding {
             ImagePullCause::InspectError,
             first_non_empty(&[
                 &waiting.message,
-                pull_failures.last().map_or("", |e| e.message.as_str()),
+                pull_failures.last().map_or("", |e| &*e.message),
             ]),
         ),
         _ => {
@@ -406,7 +406,7 @@ fn image_pull(c: &Stuck) -> Finding {
             if waiting.reason == "ErrImagePull" {
                 candidates.push(&waiting.message);
             }
-            candidates.extend(pull_failures.iter().rev().map(|e| e.message.as_str()));
+            candidates.extend(pull_failures.iter().rev().map(|e| &*e.message));
             candidates.push(&waiting.message);
             candidates
                 .iter()
@@ -542,12 +542,12 @@ fn probe_kill(last: Option<&Terminated>, events: &[&Event]) -> Option<ProbeKill>
         _ => CrashLoopCause::LivenessProbe,
     };
     let message = match &failed {
-        Some((_, event)) => event.message.clone(),
+        Some((_, event)) => event.message.to_string(),
         None => events
             .iter()
             .rev()
             .find(|e| classify::probe_kill(&e.reason, &e.message).is_some())
-            .map(|e| e.message.clone())
+            .map(|e| e.message.to_string())
             .unwrap_or_default(),
     };
     Some(ProbeKill {

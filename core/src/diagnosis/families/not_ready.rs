@@ -119,7 +119,7 @@ fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Fin
         (
             NotReadyCause::ReadinessProbe,
             container_of(&event.regarding.field_path),
-            event.message.clone(),
+            event.message.to_string(),
             Some(result.failure),
         )
     } else if ready.reason() == "ContainersNotReady" {

@@ -198,7 +198,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         .filter(|f| f.status == ConditionStatus::True && f.reason == "FailedCreate");
     // Events come oldest first: the last is the latest refusal.
     let message = match (events.last(), condition) {
-        (Some(latest), _) => latest.message.clone(),
+        (Some(latest), _) => latest.message.to_string(),
         (None, Some(condition)) => condition.message.clone(),
         (None, None) => return None,
     };

@@ -188,7 +188,10 @@ fn past_deadline(cluster: &Cluster, pod: &Pod, deadline: Time) -> Verdict<Termin
         .find(|(_, s)| s.state.running.is_some())
         .map(|(_, s)| s.name.clone());
     if let Some(event) = latest(TerminationEvent::KillFailed) {
-        return verdict(TerminatingCause::ContainersRunning, event.message.clone());
+        return verdict(
+            TerminatingCause::ContainersRunning,
+            event.message.to_string(),
+        );
     }
     if let Some(container) = running {
         return verdict(
@@ -199,7 +202,7 @@ fn past_deadline(cluster: &Cluster, pod: &Pod, deadline: Time) -> Verdict<Termin
         );
     }
     if let Some(event) = latest(TerminationEvent::CleanupFailed) {
-        return verdict(TerminatingCause::CleanupPending, event.message.clone());
+        return verdict(TerminatingCause::CleanupPending, event.message.to_string());
     }
     if !pod.metadata.finalizers.is_empty() {
         return verdict(
