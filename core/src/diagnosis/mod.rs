@@ -206,6 +206,16 @@ impl PartialEq<Finding> for Arc<Finding> {
     }
 }
 
+/// Whether `a` and `b` are the very same findings (by address), in the same
+/// order: whatever was made of the one (encoded text, a summary) holds for
+/// the other.
+pub fn same_findings<'a, 'b>(
+    a: impl ExactSizeIterator<Item = &'a Arc<Finding>>,
+    b: impl ExactSizeIterator<Item = &'b Arc<Finding>>,
+) -> bool {
+    a.len() == b.len() && a.zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
+}
+
 /// Everything wrong in `cluster` at `now`, with default thresholds.
 pub fn diagnose(cluster: &Cluster, now: Time) -> Vec<Finding> {
     diagnose_with(cluster, now, &Settings::default())

@@ -24,7 +24,7 @@ use crate::diagnosis::metric::{
     FINDINGS_HELP, FINDINGS_METRIC, FOLDED_HELP, FOLDED_METRIC, Fold, MetricFamily, Sample,
     metric_families,
 };
-use crate::diagnosis::{Anomaly, Cause, Finding};
+use crate::diagnosis::{Anomaly, Cause, Finding, same_findings};
 
 /// The label keys a folded series keeps: `namespace` and the family's own.
 fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static str> {
@@ -34,13 +34,6 @@ fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static st
 /// Where the exposition gets the findings of the moment.
 pub(crate) trait FindingsSource: Send + Sync + 'static {
     fn current(&self) -> Arc<Vec<Arc<Finding>>>;
-}
-
-/// A source shared with others (the live model, shared with the server).
-impl<S: FindingsSource> FindingsSource for Arc<S> {
-    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
-        S::current(self)
-    }
 }
 
 /// The findings' families as text, each family's kept for as long as its
@@ -86,7 +79,7 @@ impl FindingsText {
             let of_family = of_family(family, findings, &by_anomaly);
             let unchanged = kept
                 .as_ref()
-                .is_some_and(|k| same_findings(&k.findings, &of_family));
+                .is_some_and(|k| same_findings(k.findings.iter(), of_family.iter().copied()));
             if !unchanged {
                 let findings: Vec<Arc<Finding>> = of_family.into_iter().cloned().collect();
                 let (text, folded) = encode_family(family, &findings, self.ceiling)?;
@@ -132,11 +125,6 @@ impl fmt::Debug for FindingsText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("FindingsText")
     }
-}
-
-/// Whether `kept` are the very findings `now` names, in order.
-fn same_findings(kept: &[Arc<Finding>], now: &[&Arc<Finding>]) -> bool {
-    kept.len() == now.len() && kept.iter().zip(now).all(|(a, b)| Arc::ptr_eq(a, b))
 }
 
 /// What `encode` writes through prometheus-client's encoder, as text: a

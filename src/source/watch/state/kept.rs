@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::Finding;
+use crate::diagnosis::{Finding, same_findings};
 use crate::model::{Cluster, Kind};
 
 /// Findings judged at one moment of one state of the model.
@@ -239,7 +239,7 @@ impl Kept {
         // The same findings as before (the judgement hands out the ones it
         // kept when they read alike) stay the same set, so that what was
         // made of them (the encoded metrics, the page's summary) holds.
-        let findings = if same_findings(&judged.findings, &findings) {
+        let findings = if same_findings(judged.findings.iter(), findings.iter()) {
             judged.findings.clone()
         } else {
             Arc::new(findings)
@@ -296,9 +296,4 @@ impl Kept {
     pub(crate) async fn changed(&self) {
         self.changed.notified().await;
     }
-}
-
-/// Whether `a` and `b` hold the very same findings, in the same order.
-fn same_findings(a: &[Arc<Finding>], b: &[Arc<Finding>]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| Arc::ptr_eq(a, b))
 }
