@@ -74,6 +74,38 @@ fn image_pull_back_off_takes_its_cause_from_the_failed_event() {
     assert!(message.starts_with("Failed to pull image"), "{message}");
 }
 
+/// A storm: the kubelet says the same ~2 KB pull failure about every pod of a
+/// workload. The findings quote it without copying it: the model holds it
+/// once, and so do the findings.
+#[test]
+fn findings_quoting_one_event_message_share_it() {
+    let image = "registry.example.com/shop/web:1.4.2";
+    let said = format!(
+        "Failed to pull image \"{image}\": rpc error: code = NotFound desc = failed to pull \
+         and unpack image \"{image}\": failed to resolve reference \"{image}\": \
+         {image}: not found"
+    );
+    let mut objects = vec![ready_node("n1")];
+    for name in ["web-1", "web-2"] {
+        let pod = waiting(name, "ImagePullBackOff", "Back-off pulling image", image);
+        objects.push(warning(
+            &pod,
+            "Failed",
+            &said,
+            Some("app"),
+            "2024-06-01T11:10:00Z",
+        ));
+        objects.push(pod);
+    }
+    let findings = diagnose(&objects);
+    let (a, b) = (only(&findings, "web-1"), only(&findings, "web-2"));
+    assert_eq!((&*a.message, &*b.message), (said.as_str(), said.as_str()));
+    assert!(
+        std::ptr::eq(a.message.as_ptr(), b.message.as_ptr()),
+        "both findings hold the event store's one copy"
+    );
+}
+
 #[test]
 fn image_pull_back_off_without_events_is_unknown_with_the_back_off_message() {
     let pod = waiting(

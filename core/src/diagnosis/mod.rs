@@ -119,6 +119,15 @@ impl From<String> for Message {
     }
 }
 
+/// An event's message, shared with the event store rather than copied: the
+/// kubelet's ~2 KB pull failure is quoted by the finding of every pod it is
+/// about.
+impl From<&Arc<str>> for Message {
+    fn from(text: &Arc<str>) -> Self {
+        Message(text.clone())
+    }
+}
+
 impl From<&str> for Message {
     fn from(text: &str) -> Self {
         Message(text.into())

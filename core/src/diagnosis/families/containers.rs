@@ -18,6 +18,8 @@
 //! their statuses and their events (`spec.initContainers{name}`), the finding
 //! saying which kind of container it is.
 
+use std::sync::Arc;
+
 use crate::diagnosis::moment::Moment;
 use crate::model::{
     ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated, Time, Waiting,
@@ -29,7 +31,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::image_ref::registry_host;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message, ProbeFailure, Settings};
 
 use super::pod_finding::{
     events_of, first_seen, has_waiting_container, on_its_node, on_node_since, pod_finding,
@@ -326,7 +328,11 @@ fn container_creating(
         .rev()
         .find_map(|e| classify::creating_event(&e.reason, &e.message).map(|cause| (cause, *e)));
     let (cause, message, since) = match explained {
-        Some((cause, event)) => (cause, event.message.to_string(), since.or(event.first_seen)),
+        Some((cause, event)) => (
+            cause,
+            Message::from(&event.message),
+            since.or(event.first_seen),
+        ),
         None => {
             let since = since?;
             if !now.waited(since, settings.creating_after) {
@@ -334,10 +340,10 @@ fn container_creating(
             }
             (
                 CreatingCause::Unknown,
-                format!(
+                Message::from(format!(
                     "containers still being created {} after the pod reached its node",
                     now.age_of(since)
-                ),
+                )),
                 Some(since),
             )
         }
@@ -368,7 +374,7 @@ impl Stuck<'_> {
         &self,
         cause: Cause,
         since: Option<Time>,
-        message: String,
+        message: impl Into<Message>,
         detail: Detail,
     ) -> Finding {
         let container = Some((self.kind, self.status.name.as_str()));
@@ -389,28 +395,27 @@ fn image_pull(c: &Stuck) -> Finding {
         .copied()
         .filter(|e| classify::is_pull_failure_event(&e.reason, &e.message))
         .collect();
+    let waited = Quote::Pod(&waiting.message);
     let (cause, message) = match waiting.reason.as_str() {
-        "InvalidImageName" => (ImagePullCause::InvalidName, waiting.message.clone()),
-        "ErrImageNeverPull" => (ImagePullCause::NeverPull, waiting.message.clone()),
-        "ImageInspectError" => (
-            ImagePullCause::InspectError,
-            first_non_empty(&[
-                &waiting.message,
-                pull_failures.last().map_or("", |e| &*e.message),
-            ]),
-        ),
+        "InvalidImageName" => (ImagePullCause::InvalidName, waited.message()),
+        "ErrImageNeverPull" => (ImagePullCause::NeverPull, waited.message()),
+        "ImageInspectError" => {
+            let mut candidates = vec![waited];
+            candidates.extend(pull_failures.last().map(|e| Quote::Event(&e.message)));
+            (ImagePullCause::InspectError, first_non_empty(&candidates))
+        }
         _ => {
             // The ErrImagePull message, then the latest Failed event, then the
             // waiting message (newer kubelets append the error to the back-off).
-            let mut candidates: Vec<&str> = Vec::new();
+            let mut candidates: Vec<Quote> = Vec::new();
             if waiting.reason == "ErrImagePull" {
-                candidates.push(&waiting.message);
+                candidates.push(waited);
             }
-            candidates.extend(pull_failures.iter().rev().map(|e| &*e.message));
-            candidates.push(&waiting.message);
+            candidates.extend(pull_failures.iter().rev().map(|e| Quote::Event(&e.message)));
+            candidates.push(waited);
             candidates
                 .iter()
-                .find_map(|m| classify::image_pull(m).map(|c| (c, m.to_string())))
+                .find_map(|q| classify::image_pull(q.text()).map(|c| (c, q.message())))
                 .unwrap_or_else(|| (ImagePullCause::Unknown, first_non_empty(&candidates)))
         }
     };
@@ -427,13 +432,35 @@ fn image_pull(c: &Stuck) -> Finding {
     )
 }
 
-fn first_non_empty(messages: &[&str]) -> String {
-    messages
+/// Text a finding may quote: the pod's own, copied, or an event's, shared
+/// with the event store.
+#[derive(Clone, Copy)]
+enum Quote<'a> {
+    Pod(&'a str),
+    Event(&'a Arc<str>),
+}
+
+impl Quote<'_> {
+    fn text(&self) -> &str {
+        match self {
+            Quote::Pod(text) => text,
+            Quote::Event(text) => text,
+        }
+    }
+
+    fn message(&self) -> Message {
+        match self {
+            Quote::Pod(text) => Message::from(*text),
+            Quote::Event(text) => Message::from(*text),
+        }
+    }
+}
+
+fn first_non_empty(quotes: &[Quote]) -> Message {
+    quotes
         .iter()
-        .find(|m| !m.is_empty())
-        .copied()
-        .unwrap_or_default()
-        .to_string()
+        .find(|q| !q.text().is_empty())
+        .map_or_else(Message::default, Quote::message)
 }
 
 fn crash_loop(c: &Stuck) -> Finding {
@@ -452,11 +479,11 @@ fn crash_loop(c: &Stuck) -> Finding {
     let mut cause = last.map_or(CrashLoopCause::Unknown, |t| {
         classify::last_termination(&t.reason, t.exit_code, &t.message)
     });
-    let mut message = match last {
+    let mut message = Message::from(match last {
         Some(t) if !t.message.is_empty() => t.message.clone(),
         Some(t) => format!("last terminated: {} (exit code {})", t.reason, t.exit_code),
         None => waiting.message.clone(),
-    };
+    });
     let mut probe_failure = None;
     // An init container runs once, before the app: one that crash-loops
     // beside app containers that run was re-run after its exited container
@@ -496,7 +523,7 @@ fn crash_loop(c: &Stuck) -> Finding {
 struct ProbeKill {
     cause: CrashLoopCause,
     failure: Option<ProbeFailure>,
-    message: String,
+    message: Message,
 }
 
 /// Events this close around the last run still count as about it: event
@@ -542,12 +569,12 @@ fn probe_kill(last: Option<&Terminated>, events: &[&Event]) -> Option<ProbeKill>
         _ => CrashLoopCause::LivenessProbe,
     };
     let message = match &failed {
-        Some((_, event)) => event.message.to_string(),
+        Some((_, event)) => Message::from(&event.message),
         None => events
             .iter()
             .rev()
             .find(|e| classify::probe_kill(&e.reason, &e.message).is_some())
-            .map(|e| e.message.to_string())
+            .map(|e| Message::from(&e.message))
             .unwrap_or_default(),
     };
     Some(ProbeKill {

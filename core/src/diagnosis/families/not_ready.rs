@@ -20,7 +20,7 @@ use crate::diagnosis::classify::{self, ProbeKind};
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message};
 
 use super::pod_finding::{events_of, has_waiting_container, pod_finding};
 
@@ -112,14 +112,14 @@ fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Fin
         (
             NotReadyCause::ReadinessGate,
             None,
-            ready.message().to_string(),
+            Message::from(ready.message()),
             None,
         )
     } else if let Some((result, event)) = probe {
         (
             NotReadyCause::ReadinessProbe,
             container_of(&event.regarding.field_path),
-            event.message.to_string(),
+            Message::from(&event.message),
             Some(result.failure),
         )
     } else if ready.reason() == "ContainersNotReady" {
@@ -130,14 +130,18 @@ fn judge(cluster: &Cluster, pod: &Pod, ready: &PodCondition, since: Time) -> Fin
         (
             NotReadyCause::ContainersNotReady,
             container,
-            ready.message().to_string(),
+            Message::from(ready.message()),
             None,
         )
     } else {
         let message = if ready.message().is_empty() {
-            format!("Ready is {:?} (reason {:?})", ready.status, ready.reason())
+            Message::from(format!(
+                "Ready is {:?} (reason {:?})",
+                ready.status,
+                ready.reason()
+            ))
         } else {
-            ready.message().to_string()
+            Message::from(ready.message())
         };
         (NotReadyCause::Unknown, None, message, None)
     };

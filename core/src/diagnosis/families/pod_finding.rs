@@ -2,7 +2,7 @@
 //! about a pod, when a pod reached its node, and the finding about a pod (or
 //! about a controller, for the families that judge those).
 
-use crate::diagnosis::{Cause, Detail, Finding, Owner, namespace_of, node_of};
+use crate::diagnosis::{Cause, Detail, Finding, Message, Owner, namespace_of, node_of};
 use crate::model::{Cluster, ContainerKind, Event, Kind, Meta, Pod, Time};
 
 /// Bound to a node, not being deleted, not finished: a pod whose containers
@@ -35,7 +35,7 @@ pub(super) fn pod_finding(
     container: Option<(ContainerKind, &str)>,
     cause: Cause,
     since: Option<Time>,
-    message: String,
+    message: impl Into<Message>,
     detail: Detail,
 ) -> Finding {
     let about_pod = object_finding(Kind::Pod, &pod.metadata, cause, since, message, detail);
@@ -55,7 +55,7 @@ pub(super) fn object_finding(
     meta: &Meta,
     cause: Cause,
     since: Option<Time>,
-    message: String,
+    message: impl Into<Message>,
     detail: Detail,
 ) -> Finding {
     Finding {

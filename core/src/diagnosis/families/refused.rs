@@ -28,7 +28,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message};
 
 use super::pod_finding::object_finding;
 
@@ -198,8 +198,8 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         .filter(|f| f.status == ConditionStatus::True && f.reason == "FailedCreate");
     // Events come oldest first: the last is the latest refusal.
     let message = match (events.last(), condition) {
-        (Some(latest), _) => latest.message.to_string(),
-        (None, Some(condition)) => condition.message.clone(),
+        (Some(latest), _) => Message::from(&latest.message),
+        (None, Some(condition)) => Message::from(condition.message.as_str()),
         (None, None) => return None,
     };
     // Events without a time (hand-made dumps) leave the controller's creation.
