@@ -7,12 +7,17 @@
 //! cargo run --release --example model_heap -- 20000 storm
 //! ```
 //!
+//! Last, it weighs the findings of the whole model: a full diagnosis's, and
+//! the live judgement's (the findings shared, with what it keeps to judge
+//! again only what changes).
+//!
 //! The pods are the benchmark's (`bench/src/cluster.rs`, about 8 KB of JSON each).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 
-use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::diagnosis::{self, Incremental, Settings};
+use kube_lifecycle_exporter::model::{Changes, Pod};
 use kube_lifecycle_exporter::source::dump;
 use lifecycle_bench::cluster;
 use serde_json::{Value, json};
@@ -135,6 +140,33 @@ fn main() {
         let loaded = dump::load_str(&text).expect("generated lists load");
         let held = live() - before;
         println!("{what}: {:.0} B per pod (indexes included)", per_pod(held));
-        drop(loaded);
+        if what != "model of everything" {
+            continue;
+        }
+        // What the findings of that model weigh, on their own and as the live
+        // exporter keeps them (each shared, with the judgement's bookkeeping).
+        let now = jiff::Timestamp::now();
+        let before = live();
+        let findings = diagnosis::diagnose(&loaded.cluster, now);
+        let alone = live() - before;
+        let count = findings.len();
+        drop(findings);
+        let before = live();
+        let mut judge = Incremental::new(Settings::default());
+        let everything = Changes {
+            everything: true,
+            ..Changes::default()
+        };
+        let lasting = judge.diagnose(&loaded.cluster, everything, now);
+        let kept = live() - before;
+        println!(
+            "findings: {count}, {:.0} B each ({} B inline), {:.0} B per pod; \
+             kept by the live judgement: {:.0} B per pod",
+            alone as f64 / count.max(1) as f64,
+            std::mem::size_of::<diagnosis::Finding>(),
+            per_pod(alone),
+            per_pod(kept)
+        );
+        drop(lasting);
     }
 }

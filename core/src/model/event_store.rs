@@ -1,9 +1,9 @@
 //! The warning events the model keeps, indexed by the object they are about.
 
-// foldhash rather than SipHash: the keys are the API server's own names,
-// and hashing them weighs on every list.
 use std::sync::Arc;
 
+// foldhash rather than SipHash: the keys are the API server's own names,
+// and hashing them weighs on every list.
 use foldhash::HashMap;
 use hashbrown::Equivalent;
 
