@@ -1,14 +1,16 @@
 //! The warning events the model keeps, indexed by the object they are about.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 // foldhash rather than SipHash: the keys are the API server's own names,
 // and hashing them weighs on every list.
 use foldhash::HashMap;
 use hashbrown::Equivalent;
+use parking_lot::Mutex;
 
 use super::event::Event;
 use super::meta::{ObjectKey, Time};
+use super::name::SharedSet;
 
 /// Events kept per object: enough to see the latest of each reason.
 pub(super) const MAX_EVENTS_PER_OBJECT: usize = 16;
@@ -33,16 +35,17 @@ impl Equivalent<Subject> for SubjectOf<'_> {
 pub(super) struct EventStore {
     by_subject: hashbrown::HashMap<Subject, Vec<Event>, foldhash::fast::RandomState>,
     subject_of: HashMap<ObjectKey, Subject>,
-    /// Each message held once, with the number of events saying it: in a
-    /// storm the kubelet repeats one pull failure for every pod of a
-    /// workload. Counted rather than read from `Arc::strong_count`, so that a
-    /// clone of the model (or a finding built from it) cannot keep a message
-    /// here after its last event is gone.
-    messages: Messages,
 }
 
-/// Messages held, with the number of events saying each.
-type Messages = hashbrown::HashMap<Arc<str>, usize, foldhash::fast::RandomState>;
+/// The messages of the events held, one copy each: in a storm the kubelet
+/// says the same ~2 KB pull failure about every pod of a workload.
+static MESSAGES: LazyLock<Mutex<SharedSet<str>>> =
+    LazyLock::new(|| Mutex::new(SharedSet::default()));
+
+/// The one copy of `message` held for every event saying it.
+fn shared(message: &Arc<str>) -> Arc<str> {
+    MESSAGES.lock().share(&**message, || Arc::clone(message))
+}
 
 /// A Normal `Killing` event that names a failed probe.
 fn is_probe_kill(event: &Event) -> bool {
@@ -50,26 +53,6 @@ fn is_probe_kill(event: &Event) -> bool {
 }
 
 impl EventStore {
-    /// The copy of `message` held for every event saying it, counting one more.
-    fn share(&mut self, message: &Arc<str>) -> Arc<str> {
-        if let Some((held, count)) = self.messages.get_key_value_mut(&**message) {
-            *count += 1;
-            return Arc::clone(held);
-        }
-        self.messages.insert(Arc::clone(message), 1);
-        Arc::clone(message)
-    }
-
-    /// One event fewer says `message`; the last one lets it go.
-    fn forget(messages: &mut Messages, message: &str) {
-        if let Some(count) = messages.get_mut(message) {
-            *count -= 1;
-            if *count == 0 {
-                messages.remove(message);
-            }
-        }
-    }
-
     fn subject(event: &Event) -> Subject {
         let r = &event.regarding;
         let namespace = if r.namespace.is_empty() {
@@ -93,7 +76,7 @@ impl EventStore {
         }
         let subject = Self::subject(&event);
         touched(&subject);
-        event.message = self.share(&event.message);
+        event.message = shared(&event.message);
         self.subject_of.insert(event.key.clone(), subject.clone());
         let list = self.by_subject.entry(subject).or_default();
         list.push(event);
@@ -107,7 +90,6 @@ impl EventStore {
             {
                 let dropped = list.remove(oldest);
                 self.subject_of.remove(&dropped.key);
-                Self::forget(&mut self.messages, &dropped.message);
             }
         }
     }
@@ -118,14 +100,7 @@ impl EventStore {
         };
         touched(&subject);
         if let Some(list) = self.by_subject.get_mut(&subject) {
-            let messages = &mut self.messages;
-            list.retain(|e| {
-                let keep = &e.key != key;
-                if !keep {
-                    Self::forget(messages, &e.message);
-                }
-                keep
-            });
+            list.retain(|e| &e.key != key);
             if list.is_empty() {
                 self.by_subject.remove(&subject);
             }
@@ -143,14 +118,12 @@ impl EventStore {
     /// Forget events last seen before `cutoff`.
     pub(super) fn prune(&mut self, cutoff: Time, touched: &mut impl FnMut(&Subject)) {
         let subject_of = &mut self.subject_of;
-        let messages = &mut self.messages;
         self.by_subject.retain(|subject, list| {
             let before = list.len();
             list.retain(|e| {
                 let keep = e.last_seen.is_none_or(|t| t >= cutoff);
                 if !keep {
                     subject_of.remove(&e.key);
-                    Self::forget(messages, &e.message);
                 }
                 keep
             });
@@ -183,11 +156,11 @@ mod tests {
     use super::*;
     use crate::model::event::EventSubject;
 
-    fn pull_failure(pod: &str, message: &str, minute: u32) -> Event {
+    fn pull_failure(pod: &str, message: &str) -> Event {
         Event {
             key: ObjectKey {
                 namespace: "shop".into(),
-                name: format!("{pod}.{minute}").into(),
+                name: format!("{pod}.1").into(),
             },
             regarding: EventSubject {
                 kind: "Pod".into(),
@@ -201,62 +174,36 @@ mod tests {
             message: Arc::from(message.to_string()),
             count: 1,
             first_seen: None,
-            last_seen: Some(format!("2024-05-01T10:{minute:02}:00Z").parse().unwrap()),
+            last_seen: None,
         }
-    }
-
-    fn held(store: &EventStore, message: &str) -> Option<usize> {
-        store.messages.get(message).copied()
     }
 
     #[test]
-    fn a_message_is_held_once_for_as_long_as_an_event_says_it() {
+    fn events_saying_the_same_message_hold_one_copy() {
         let (pull, quota) = (
-            "Failed to pull image \"shop:1\": not found",
-            "exceeded quota",
+            "Failed to pull image \"shop:1\": not found (event_store test)",
+            "exceeded quota (event_store test)",
         );
         let mut store = EventStore::default();
         let touched = &mut |_: &Subject| {};
-        store.apply(pull_failure("a", pull, 1), touched);
-        store.apply(pull_failure("b", pull, 1), touched);
-        store.apply(pull_failure("c", quota, 1), touched);
-        let (a, b) = (
-            store.about("shop", "Pod", "a"),
-            store.about("shop", "Pod", "b"),
+        store.apply(pull_failure("a", pull), touched);
+        store.apply(pull_failure("b", pull), touched);
+        store.apply(pull_failure("c", quota), touched);
+        let message =
+            |store: &EventStore, pod: &str| store.about("shop", "Pod", pod)[0].message.clone();
+        let (a, b, c) = (
+            message(&store, "a"),
+            message(&store, "b"),
+            message(&store, "c"),
         );
-        assert!(
-            Arc::ptr_eq(&a[0].message, &b[0].message),
-            "one copy for both pods"
-        );
-        assert_eq!(held(&store, pull), Some(2));
+        assert!(Arc::ptr_eq(&a, &b), "one copy for both pods");
+        assert_eq!((&*a, &*c), (pull, quota));
+        assert!(!Arc::ptr_eq(&a, &c));
 
-        // Replaced by an event of the same name saying something else.
-        store.apply(
-            Event {
-                message: Arc::from(quota),
-                ..pull_failure("b", pull, 1)
-            },
-            touched,
-        );
-        assert_eq!(
-            (held(&store, pull), held(&store, quota)),
-            (Some(1), Some(2))
-        );
-
-        store.delete(&pull_failure("a", pull, 1).key, touched);
-        assert_eq!(held(&store, pull), None, "the last event saying it is gone");
-
-        // Pruned: events last seen before the cutoff let their message go.
-        store.prune("2024-05-01T10:30:00Z".parse().unwrap(), touched);
-        assert_eq!((store.len(), held(&store, quota)), (0, None));
-
-        // Dropped as the oldest of too many about one object.
-        for minute in 0..=MAX_EVENTS_PER_OBJECT as u32 {
-            let message = if minute == 0 { quota } else { pull };
-            store.apply(pull_failure("a", message, minute), touched);
-        }
-        assert_eq!(store.len(), MAX_EVENTS_PER_OBJECT);
-        assert_eq!(held(&store, quota), None, "the oldest event was dropped");
-        assert_eq!(held(&store, pull), Some(MAX_EVENTS_PER_OBJECT));
+        // An event replaced by one of the same name saying what another says
+        // holds that one's copy.
+        store.apply(pull_failure("b", quota), touched);
+        assert_eq!(store.about("shop", "Pod", "b").len(), 1);
+        assert!(Arc::ptr_eq(&message(&store, "b"), &c));
     }
 }
