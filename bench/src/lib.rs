@@ -601,6 +601,7 @@ async fn relist(
     report: &mut Report,
 ) -> Result<()> {
     eprintln!("[{} pods] relisting", config.pods);
+    report.relist_start_rss = process.rss()?;
     process.reset_peak_rss()?;
     let relists_before = pod_relists(&process.get("/metrics").await?);
     let relist_start = Instant::now();

@@ -70,6 +70,9 @@ pub struct Report {
     /// The peak resident set during that relist, while the model still held
     /// the old objects.
     pub relist_peak_rss: u64,
+    /// The resident set when the relist began, after the churn and the
+    /// viewers: what of the peak the relist found already held.
+    pub relist_start_rss: u64,
     /// How long each crash-looping pod created during the churn took to show
     /// on `/findings`, sorted; `None` for one not seen within a minute.
     pub newcomer_seconds: Vec<Option<f64>>,
@@ -127,7 +130,7 @@ pub fn mib(bytes: u64) -> f64 {
 type Row = (&'static str, fn(&Report) -> String);
 
 /// The table's rows, in order.
-const ROWS: [Row; 32] = [
+const ROWS: [Row; 33] = [
     ("nodes / objects", |r| {
         format!("{} / {}", r.nodes, r.objects)
     }),
@@ -278,6 +281,16 @@ const ROWS: [Row; 32] = [
     ("relist peak / steady RSS", |r| {
         format!("{:.2}×", r.relist_peak_ratio())
     }),
+    (
+        "RSS when the relist began / steady, relist peak / that",
+        |r| {
+            format!(
+                "{:.2}×, {:.2}×",
+                r.relist_start_rss as f64 / r.steady_rss as f64,
+                r.relist_peak_rss as f64 / r.relist_start_rss as f64
+            )
+        },
+    ),
 ];
 
 /// One row per measure, one column per size, as Markdown.
