@@ -24,3 +24,11 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()?)
 }
+
+// jemalloc rather than the system's glibc malloc: the model is built on the
+// decoding thread and changed on the runtime's, and glibc's per-thread arenas
+// kept much of what a storm's first list freed between the objects it kept.
+// The figures are in docs/performance.md ("The allocator").
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
