@@ -1,5 +1,21 @@
 //! Exposition formats: OpenMetrics text (what prometheus-client writes) and the
 //! classic Prometheus text format 0.0.4, chosen by the request's `Accept`.
+//!
+//! A scrape is written in the parts it was encoded in: the findings' families,
+//! most of a large scrape's bytes, are kept between scrapes (and their classic
+//! form with them), so a scrape writes them without copying them into one text.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use parking_lot::Mutex;
+
+use crate::output::metrics::Scrape;
 
 pub(crate) const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 pub(crate) const CLASSIC: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -43,6 +59,100 @@ impl Format {
         } else {
             Format::Classic
         }
+    }
+}
+
+/// The classic form of the findings' parts last written, each beside the
+/// OpenMetrics part it was made from: a part kept since (the same `Arc`) is
+/// not converted again.
+#[derive(Default)]
+pub(crate) struct ClassicParts(Mutex<Vec<(Arc<str>, Arc<str>)>>);
+
+impl ClassicParts {
+    fn of(&self, parts: &[Arc<str>]) -> Vec<Arc<str>> {
+        let mut known = self.0.lock();
+        let classic: Vec<(Arc<str>, Arc<str>)> = parts
+            .iter()
+            .map(|part| {
+                let converted = known
+                    .iter()
+                    .find(|(from, _)| Arc::ptr_eq(from, part))
+                    .map_or_else(|| to_classic(part).into(), |(_, to)| to.clone());
+                (part.clone(), converted)
+            })
+            .collect();
+        let written = classic.iter().map(|(_, to)| to.clone()).collect();
+        *known = classic;
+        written
+    }
+}
+
+/// A scrape's parts in `format`, in order. Each part holds whole families, so
+/// the classic form of the parts is the classic form of the whole.
+pub(crate) fn scrape_parts(scrape: Scrape, format: Format, classic: &ClassicParts) -> Vec<Bytes> {
+    let kept = |part: Arc<str>| Bytes::from_owner(Text(part));
+    let (own, findings, rest) = match format {
+        Format::OpenMetrics => (scrape.own, scrape.findings.to_vec(), scrape.rest),
+        Format::Classic => (
+            to_classic(&scrape.own),
+            classic.of(&scrape.findings),
+            to_classic(&scrape.rest),
+        ),
+    };
+    std::iter::once(Bytes::from(own))
+        .chain(findings.into_iter().map(kept))
+        .chain(std::iter::once(Bytes::from(rest)))
+        .filter(|part| !part.is_empty())
+        .collect()
+}
+
+/// Kept text, lent to a response body without a copy.
+struct Text(Arc<str>);
+
+impl AsRef<[u8]> for Text {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+/// A response body of parts already in memory, written as they are; its
+/// length is known, so the response says it (`Content-Length`).
+pub(crate) struct Parts {
+    parts: VecDeque<Bytes>,
+    left: u64,
+}
+
+impl Parts {
+    pub(crate) fn new(parts: Vec<Bytes>) -> Self {
+        let left = parts.iter().map(|p| p.len() as u64).sum();
+        Parts {
+            parts: parts.into(),
+            left,
+        }
+    }
+}
+
+impl Body for Parts {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let part = self.parts.pop_front();
+        if let Some(part) = &part {
+            self.left -= part.len() as u64;
+        }
+        Poll::Ready(part.map(|part| Ok(Frame::data(part))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.left)
     }
 }
 
@@ -138,5 +248,70 @@ mod tests {
             to_classic(om),
             "# HELP a_events_total Events.\n# TYPE a_events_total counter\na_events_total{r=\"x\"} 3\n# HELP b Gauge.\n# TYPE b gauge\nb 1.5\n# HELP c_info Info.\n# TYPE c_info gauge\nc_info{v=\"1\"} 1\n"
         );
+    }
+
+    /// A scrape's text split into parts at its families, as the exporter
+    /// writes it: its own, two findings' families, the rest and `# EOF`.
+    fn scrape(findings: Vec<Arc<str>>) -> Scrape {
+        Scrape {
+            own: "# HELP a_events Events.\n# TYPE a_events counter\na_events_total{r=\"x\"} 3\na_events_created{r=\"x\"} 1.7e9\n".into(),
+            findings: findings.into(),
+            rest: "# HELP c Info.\n# TYPE c info\nc_info{v=\"1\"} 1\n# EOF\n".into(),
+        }
+    }
+
+    fn findings() -> Vec<Arc<str>> {
+        vec![
+            "# HELP b Gauge.\n# TYPE b gauge\n# UNIT b seconds\nb{pod=\"p\"} 1.5\n".into(),
+            "# HELP d Pods.\n# TYPE d counter\nd_total 2\n".into(),
+        ]
+    }
+
+    fn joined(parts: &[Bytes]) -> String {
+        String::from_utf8(parts.concat()).unwrap()
+    }
+
+    #[test]
+    fn a_scrape_written_in_parts_reads_as_its_whole_text() {
+        let whole = format!(
+            "{}{}{}",
+            scrape(vec![]).own,
+            findings().concat(),
+            scrape(vec![]).rest
+        );
+        let classic = ClassicParts::default();
+        let kept = findings();
+        let parts = scrape_parts(scrape(kept.clone()), Format::OpenMetrics, &classic);
+        assert_eq!(joined(&parts), whole);
+        // The findings' families are lent to the body, not copied.
+        assert_eq!(parts[1].as_ptr(), kept[0].as_ptr());
+        let parts = scrape_parts(scrape(findings()), Format::Classic, &classic);
+        assert_eq!(joined(&parts), to_classic(&whole));
+    }
+
+    #[test]
+    fn a_kept_part_is_converted_once() {
+        let classic = ClassicParts::default();
+        let kept = findings();
+        let first = classic.of(&kept);
+        let again = classic.of(&kept);
+        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        // A family encoded again is converted again, the other is still kept.
+        let changed = vec![kept[0].clone(), Arc::from(&*kept[1])];
+        let after = classic.of(&changed);
+        assert!(Arc::ptr_eq(&after[0], &first[0]));
+        assert!(!Arc::ptr_eq(&after[1], &first[1]));
+        assert_eq!(after[1], first[1]);
+    }
+
+    #[tokio::test]
+    async fn parts_are_written_in_order_with_their_length_known() {
+        use http_body_util::BodyExt;
+        let parts = vec![Bytes::from("ab"), Bytes::from("cde")];
+        let body = Parts::new(parts);
+        assert_eq!(body.size_hint().exact(), Some(5));
+        assert!(!body.is_end_stream());
+        let written = body.collect().await.unwrap().to_bytes();
+        assert_eq!(&written[..], b"abcde");
     }
 }

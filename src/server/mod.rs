@@ -45,6 +45,8 @@ pub(crate) struct App {
     /// Where the data comes from, for the landing page.
     pub source: Source,
     summaries: summaries::Summaries,
+    /// The findings' families in the classic text format, as last written.
+    classic: exposition::ClassicParts,
 }
 
 /// How many findings one piece of a streamed `/findings` body holds.
@@ -64,6 +66,7 @@ impl App {
             links,
             source,
             summaries: Default::default(),
+            classic: Default::default(),
         }
     }
 
@@ -86,22 +89,20 @@ impl App {
 
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let format = Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
-    // A scrape may judge the model or encode new findings: off the async workers.
+    // A scrape may encode new findings or convert them: off the async workers.
     let rendered = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let result = app.metrics.encode();
         app.live.telemetry.rendered(started.elapsed().as_secs_f64());
-        result
+        result.map(|scrape| exposition::scrape_parts(scrape, format, &app.classic))
     })
     .await;
     match rendered {
-        Ok(Ok(text)) => {
-            let body = match format {
-                Format::OpenMetrics => text,
-                Format::Classic => exposition::to_classic(&text),
-            };
-            ([(header::CONTENT_TYPE, format.content_type())], body).into_response()
-        }
+        Ok(Ok(parts)) => (
+            [(header::CONTENT_TYPE, format.content_type())],
+            axum::body::Body::new(exposition::Parts::new(parts)),
+        )
+            .into_response(),
         Ok(Err(_)) | Err(_) => {
             tracing::error!("rendering /metrics failed");
             (

@@ -50,6 +50,17 @@ pub(crate) struct Exposition<S> {
     rest: Registry,
 }
 
+/// A scrape's OpenMetrics text, in the order it is written.
+pub(crate) struct Scrape {
+    /// The exporter's own families.
+    pub(crate) own: String,
+    /// The findings' families, whole families to a part, each part kept
+    /// (the same `Arc`) for as long as its findings are the same.
+    pub(crate) findings: Arc<[Arc<str>]>,
+    /// The model's size and the process's families, then `# EOF`.
+    pub(crate) rest: String,
+}
+
 /// The findings last encoded, and their families as text (no `# EOF`), in parts.
 type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<[Arc<str>]>);
 
@@ -69,20 +80,22 @@ impl<S: FindingsSource + HeldObjects> Exposition<S> {
         }
     }
 
-    /// The OpenMetrics text of a scrape. The findings' part is encoded again
-    /// only when the findings are others than last time, and then only the
-    /// families whose findings are others.
-    pub(crate) fn encode(&self) -> Result<String, std::fmt::Error> {
+    /// The OpenMetrics text of a scrape, in parts. The findings' part is
+    /// encoded again only when the findings are others than last time, and
+    /// then only the families whose findings are others; the parts kept are
+    /// handed out as they are, not copied into one text.
+    pub(crate) fn encode(&self) -> Result<Scrape, std::fmt::Error> {
         let findings = self.findings_text()?;
-        let length: usize = findings.iter().map(|part| part.len()).sum();
-        let mut text = String::with_capacity(length + 64 * 1024);
-        encode_registry(&mut text, &self.own)?;
-        for part in findings.iter() {
-            text.push_str(part);
-        }
-        encode_registry(&mut text, &self.rest)?;
-        encode_eof(&mut text)?;
-        Ok(text)
+        let mut own = String::new();
+        encode_registry(&mut own, &self.own)?;
+        let mut rest = String::new();
+        encode_registry(&mut rest, &self.rest)?;
+        encode_eof(&mut rest)?;
+        Ok(Scrape {
+            own,
+            findings,
+            rest,
+        })
     }
 
     fn findings_text(&self) -> Result<Arc<[Arc<str>]>, std::fmt::Error> {
