@@ -105,6 +105,12 @@ impl Browser {
     /// Sends one command (to the page once attached) and waits for its answer,
     /// skipping the events in between.
     fn call(&mut self, method: &str, params: Value) -> Value {
+        self.try_call(method, params)
+            .unwrap_or_else(|reply| panic!("{method}: {reply}"))
+    }
+
+    /// Like [`call`](Self::call), the command's error given back rather than failed on.
+    fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let mut message = json!({"id": id, "method": method, "params": params});
@@ -119,8 +125,11 @@ impl Browser {
             let Message::Text(text) = reply else { continue };
             let reply: Value = serde_json::from_str(&text).unwrap();
             if reply["id"] == id {
-                assert!(reply["error"].is_null(), "{method}: {reply}");
-                return reply["result"].clone();
+                return if reply["error"].is_null() {
+                    Ok(reply["result"].clone())
+                } else {
+                    Err(reply)
+                };
             }
         }
     }
@@ -156,7 +165,16 @@ impl Browser {
             "document.readyState === 'complete' && location.href.split('#')[0] === {}",
             json!(url)
         );
-        while self.eval(&check) != json!(true) {
+        // A check sent while a click's navigation commits is answered with
+        // "Inspected target navigated or closed": not loaded yet, ask again.
+        let mut loaded = || {
+            self.try_call(
+                "Runtime.evaluate",
+                json!({"expression": check, "returnByValue": true}),
+            )
+            .is_ok_and(|result| result["result"]["value"] == json!(true))
+        };
+        while !loaded() {
             assert!(
                 started.elapsed() < Duration::from_secs(20),
                 "{url} did not load"
