@@ -135,15 +135,21 @@ impl Browser {
     }
 
     fn eval(&mut self, expression: &str) -> Value {
-        let result = self.call(
+        self.try_eval(expression)
+            .unwrap_or_else(|reply| panic!("Runtime.evaluate: {reply}"))
+    }
+
+    /// Like [`eval`](Self::eval), the browser's error given back rather than failed on.
+    fn try_eval(&mut self, expression: &str) -> Result<Value, Value> {
+        let result = self.try_call(
             "Runtime.evaluate",
             json!({"expression": expression, "returnByValue": true}),
-        );
+        )?;
         assert!(
             result["exceptionDetails"].is_null(),
             "{expression}: {result}"
         );
-        result["result"]["value"].clone()
+        Ok(result["result"]["value"].clone())
     }
 
     fn viewport(&mut self, width: u32, height: u32, mobile: bool) {
@@ -167,12 +173,12 @@ impl Browser {
         );
         // A check sent while a click's navigation commits is answered with
         // "Inspected target navigated or closed": not loaded yet, ask again.
-        let mut loaded = || {
-            self.try_call(
-                "Runtime.evaluate",
-                json!({"expression": check, "returnByValue": true}),
-            )
-            .is_ok_and(|result| result["result"]["value"] == json!(true))
+        let mut loaded = || match self.try_eval(&check) {
+            Ok(value) => value == json!(true),
+            Err(reply) if reply["error"]["message"] == "Inspected target navigated or closed" => {
+                false
+            }
+            Err(reply) => panic!("Runtime.evaluate: {reply}"),
         };
         while !loaded() {
             assert!(
