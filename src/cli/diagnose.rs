@@ -64,7 +64,8 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
     }
     let (label, loaded) = load_input(file)?;
     let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
-    let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
+    let (findings, roots) =
+        diagnosis::explain_with(&loaded.cluster, now, &args.thresholds.settings());
     // The summary names the kinds the dump declared, whatever they are.
     let line = format!(
         "{label}: {}; {}",
@@ -75,5 +76,5 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
 
     let links =
         RunbookLinks::base_url_or_command(args.runbook_base_url.as_deref(), super::RUNBOOK_COMMAND);
-    report::print(findings, args.output, now, &links)
+    report::print(&findings, roots, args.output, now, &links)
 }

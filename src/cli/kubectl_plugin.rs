@@ -108,13 +108,14 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
     if let Some(file) = &args.file {
         let (label, loaded) = super::diagnose::load_input(file)?;
         let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
-        let findings = diagnosis::diagnose_with(&loaded.cluster, now, &args.thresholds.settings());
+        let (findings, roots) =
+            diagnosis::explain_with(&loaded.cluster, now, &args.thresholds.settings());
         eprintln!(
             "{label}: {}; {}",
             loaded.summary(),
             count(findings.len(), "finding", "findings")
         );
-        return report::print(findings, args.output, now, &links);
+        return report::print(&findings, roots, args.output, now, &links);
     }
     let config =
         super::cluster::config(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
@@ -130,7 +131,7 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
     progress.finish();
 
     let now = args.now.unwrap_or_else(Timestamp::now);
-    let findings = diagnosis::diagnose_with(&cluster, now, &args.thresholds.settings());
+    let (findings, roots) = diagnosis::explain_with(&cluster, now, &args.thresholds.settings());
     eprintln!("{url}: {}", count(findings.len(), "finding", "findings"));
-    report::print(findings, args.output, now, &links)
+    report::print(&findings, roots, args.output, now, &links)
 }

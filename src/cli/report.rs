@@ -7,7 +7,9 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use jiff::Timestamp;
 
-use crate::diagnosis::Finding;
+use std::sync::Arc;
+
+use crate::diagnosis::{Finding, RootCauses};
 use crate::output::{self, RunbookLinks, terminal};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -21,22 +23,28 @@ pub(crate) enum Format {
 }
 
 /// Renders `findings`, judged at `now`, as `format` and writes them to
-/// standard output.
+/// standard output; beside a table, what explains them to standard error.
 pub(super) fn print(
-    findings: Vec<Finding>,
+    findings: &[Arc<Finding>],
+    roots: RootCauses,
     format: Format,
     now: Timestamp,
     links: &RunbookLinks,
 ) -> Result<()> {
     let text = match format {
-        Format::Table => output::table::render(&findings, now, links),
+        Format::Table => {
+            eprint!("{}", output::table::root_causes(&roots, now, links));
+            output::table::render(findings, now, links)
+        }
         // The same JSON, with the characters a terminal would act on escaped.
         Format::Json => {
-            terminal::json_escaped(&output::json::render(&findings, links)).into_owned()
+            terminal::json_escaped(&output::json::render(findings, links)).into_owned()
         }
         // Label values are names from the input, which a dump does not
         // validate as the API server does.
-        Format::Metrics => terminal::visible_lines(&output::metrics::render(findings)).into_owned(),
+        Format::Metrics => {
+            terminal::visible_lines(&output::metrics::render(findings, roots)).into_owned()
+        }
     };
     write_stdout(&text, "writing the output")
 }

@@ -52,25 +52,17 @@ fn row<'a>(f: &'a Finding, links: &RunbookLinks) -> JsonFinding<'a> {
     }
 }
 
-pub fn render(findings: &[Finding], links: &RunbookLinks) -> String {
-    chunk(findings, links, 0..findings.len())
+pub fn render<F: Borrow<Finding>>(findings: &[F], links: &RunbookLinks) -> String {
+    chunk_of(findings, links, 0..findings.len())
 }
 
-/// The part of [`render`]'s text that holds `findings[range]`: the ranges of a
-/// partition of the findings, in order, join to the whole array's text, so a
-/// server can send a large array without ever holding all of its text.
+/// The part of [`render`]'s text that holds `findings[range]` (findings held
+/// or shared, the live exporter's): the ranges of a partition of the
+/// findings, in order, join to the whole array's text, so a server can send a
+/// large array without ever holding all of its text.
 ///
 /// `[\n`, the findings pretty-printed as serde_json prints an array's elements,
 /// then `\n]\n` (`[]\n` when there are none).
-pub(crate) fn chunk(
-    findings: &[Finding],
-    links: &RunbookLinks,
-    range: std::ops::Range<usize>,
-) -> String {
-    chunk_of(findings, links, range)
-}
-
-/// [`chunk`] of findings held or shared (the live exporter's).
 pub(crate) fn chunk_of<F: Borrow<Finding>>(
     findings: &[F],
     links: &RunbookLinks,
@@ -124,14 +116,14 @@ mod tests {
         let whole = serde_json::to_string_pretty(&rows).unwrap() + "\n";
         for per_chunk in [1, 2, 3, 7, 100] {
             let chunks: Vec<String> = ranges(findings.len(), per_chunk)
-                .map(|r| chunk(&findings, &links, r))
+                .map(|r| chunk_of(&findings, &links, r))
                 .collect();
             assert_eq!(chunks.len(), 7usize.div_ceil(per_chunk), "{per_chunk}");
             assert_eq!(chunks.concat(), whole, "{per_chunk} per chunk");
         }
         assert_eq!(render(&findings, &links), whole);
-        assert_eq!(render(&[], &links), "[]\n");
-        let empty: Vec<String> = ranges(0, 10).map(|r| chunk(&[], &links, r)).collect();
+        assert_eq!(render::<Finding>(&[], &links), "[]\n");
+        let empty: Vec<String> = ranges(0, 10).map(|r| chunk_of::<Finding>(&[], &links, r)).collect();
         assert_eq!(empty, ["[]\n"]);
         let parsed: serde_json::Value =
             serde_json::from_str(&render(&findings[..1], &links)).unwrap();

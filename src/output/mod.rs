@@ -8,7 +8,7 @@ pub mod metrics;
 pub mod table;
 pub mod terminal;
 
-use crate::diagnosis::{Finding, Runbook};
+use crate::diagnosis::{Finding, RootCauses, Runbook};
 
 /// Where runbook links point.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -51,9 +51,11 @@ impl RunbookLinks {
 }
 
 /// Which findings a page or `/findings` shows: the query
-/// `?anomaly=&cause=&namespace=&node=&registry=`, each matched exactly when
-/// given (and not empty, as a form sends a field left blank), as the dashboards'
-/// links set them.
+/// `?anomaly=&cause=&namespace=&node=&registry=&root=`, each matched exactly
+/// when given (and not empty, as a form sends a field left blank), as the
+/// dashboards' and the alerts' links set them. `root` is a root cause as
+/// `kind/name` (`node/worker-3`), or a kind alone (`scheduler`): the findings
+/// it explains.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct FindingFilter {
     #[serde(default, deserialize_with = "blank_is_none")]
@@ -67,6 +69,9 @@ pub struct FindingFilter {
     /// The registry of an image pull finding.
     #[serde(default, deserialize_with = "blank_is_none")]
     pub registry: Option<String>,
+    /// The root cause that explains it.
+    #[serde(default, deserialize_with = "blank_is_none")]
+    pub root: Option<String>,
 }
 
 fn blank_is_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -96,13 +101,17 @@ impl Paging {
 }
 
 impl FindingFilter {
-    pub fn matches(&self, f: &Finding) -> bool {
+    /// Whether it chooses `f`, one of the findings `roots` explain.
+    pub fn matches(&self, f: &Finding, roots: &RootCauses) -> bool {
         let is = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
         is(&self.anomaly, f.anomaly().as_str())
             && is(&self.cause, f.cause.as_str())
             && is(&self.namespace, f.namespace.as_deref().unwrap_or_default())
             && is(&self.node, f.node.as_deref().unwrap_or_default())
             && is(&self.registry, registry(f).unwrap_or_default())
+            && self.root.as_deref().is_none_or(|id| {
+                roots.of_finding(f).is_some_and(|root| root.key.is(id))
+            })
     }
 
     /// Nothing filtered.
@@ -118,6 +127,7 @@ impl FindingFilter {
             ("namespace", &self.namespace),
             ("node", &self.node),
             ("registry", &self.registry),
+            ("root", &self.root),
         ]
         .iter()
         .filter_map(|(k, v)| v.as_deref().map(|v| format!("{k}={v}")))
@@ -165,8 +175,10 @@ pub(crate) mod tests {
                 namespace: n.map(String::from),
                 node: node.map(String::from),
                 registry: None,
+                root: None,
             };
-        assert!(FindingFilter::default().matches(&finding));
+        let roots = RootCauses::default();
+        assert!(FindingFilter::default().matches(&finding, &roots));
         assert!(
             filter(
                 Some("pod_terminating"),
@@ -174,12 +186,18 @@ pub(crate) mod tests {
                 Some("shop"),
                 Some("worker-3")
             )
-            .matches(&finding)
+            .matches(&finding, &roots)
         );
-        assert!(!filter(Some("pod_pending"), None, None, None).matches(&finding));
-        assert!(!filter(None, Some("graceful"), None, None).matches(&finding));
-        assert!(!filter(None, None, Some("sho"), None).matches(&finding));
-        assert!(!filter(None, None, None, Some("worker-1")).matches(&finding));
+        assert!(!filter(Some("pod_pending"), None, None, None).matches(&finding, &roots));
+        assert!(!filter(None, Some("graceful"), None, None).matches(&finding, &roots));
+        assert!(!filter(None, None, Some("sho"), None).matches(&finding, &roots));
+        assert!(!filter(None, None, None, Some("worker-1")).matches(&finding, &roots));
+        // A root filter chooses only the findings a root cause explains.
+        let rooted = FindingFilter {
+            root: Some("node/worker-3".into()),
+            ..Default::default()
+        };
+        assert!(!rooted.matches(&finding, &roots));
         assert_eq!(
             filter(Some("image_pull"), None, Some("a"), None).describe(),
             "anomaly=image_pull, namespace=a"

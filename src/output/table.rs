@@ -2,7 +2,10 @@
 
 use jiff::Timestamp;
 
-use crate::diagnosis::Finding;
+use std::borrow::Borrow;
+
+use crate::diagnosis::wording::count;
+use crate::diagnosis::{Finding, RootCauses};
 use crate::diagnosis::wording::short_age;
 use crate::model::ContainerKind;
 
@@ -11,7 +14,34 @@ use super::terminal::visible;
 
 const DETAIL_WIDTH: usize = 72;
 
-pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> String {
+/// What explains the findings, a line per root cause, oldest first: for
+/// standard error, beside the table.
+pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> String {
+    if roots.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("What explains them:\n");
+    for root in &roots.roots {
+        let victims: Vec<String> = root
+            .counts()
+            .into_iter()
+            .map(|(kind, n)| count(n, kind.as_str(), &format!("{}s", kind.as_str())))
+            .collect();
+        let age = root
+            .since
+            .map_or(String::new(), |s| format!(", {}", short_age(now.duration_since(s))));
+        out.push_str(&visible(&format!(
+            "  {} ({}{age}): {}; {}\n",
+            root.key.id(),
+            root.key.cause,
+            victims.join(", "),
+            links.link(root.runbook)
+        )));
+    }
+    out
+}
+
+pub fn render<F: Borrow<Finding>>(findings: &[F], now: Timestamp, links: &RunbookLinks) -> String {
     if findings.is_empty() {
         return "No findings: nothing is stuck.\n".to_string();
     }
@@ -27,6 +57,7 @@ pub fn render(findings: &[Finding], now: Timestamp, links: &RunbookLinks) -> Str
     .map(String::from);
     let rows: Vec<[String; 7]> = findings
         .iter()
+        .map(F::borrow)
         .map(|f| {
             let mut object = format!("{}/{}", f.kind.as_str().to_lowercase(), f.name);
             if let Some(c) = &f.container {

@@ -18,7 +18,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
-use crate::diagnosis::Finding;
+use crate::diagnosis::{Finding, RootCauses};
 use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
 use crate::source::watch::{Connection, LiveState};
 
@@ -123,10 +123,10 @@ async fn findings(
     Query(paging): Query<Paging>,
 ) -> Response {
     let live = app.live.clone();
-    let all = tokio::task::spawn_blocking(move || live.findings(live.now()))
+    let (all, roots) = tokio::task::spawn_blocking(move || live.explained(live.now()))
         .await
         .unwrap_or_default();
-    let mut list = chosen(all, &filter);
+    let mut list = chosen(all, &filter, &roots);
     if paging.limit.is_some() || paging.page.is_some() {
         let range = Paging {
             limit: Some(paging.limit.unwrap_or(usize::MAX)),
@@ -149,11 +149,20 @@ async fn findings(
 
 /// The findings `filter` chooses: all of them shared as they are when it
 /// chooses every one, else a copy of those it does.
-fn chosen(all: Arc<Vec<Arc<Finding>>>, filter: &FindingFilter) -> Arc<Vec<Arc<Finding>>> {
-    if filter.is_empty() || all.iter().all(|f| filter.matches(f)) {
+fn chosen(
+    all: Arc<Vec<Arc<Finding>>>,
+    filter: &FindingFilter,
+    roots: &RootCauses,
+) -> Arc<Vec<Arc<Finding>>> {
+    if filter.is_empty() || all.iter().all(|f| filter.matches(f, roots)) {
         return all;
     }
-    Arc::new(all.iter().filter(|f| filter.matches(f)).cloned().collect())
+    Arc::new(
+        all.iter()
+            .filter(|f| filter.matches(f, roots))
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Any other address: a short page of what exists (text unless HTML is accepted).
@@ -221,11 +230,11 @@ async fn landing_page(
 ) -> Html<String> {
     let live = app.live.clone();
     let now = live.now();
-    let all = tokio::task::spawn_blocking(move || live.findings(now))
+    let (all, roots) = tokio::task::spawn_blocking(move || live.explained(now))
         .await
         .unwrap_or_default();
-    let findings = chosen(all.clone(), &filter);
-    let summary = app.summaries.of(&all, &filter, &findings);
+    let findings = chosen(all.clone(), &filter, &roots);
+    let summary = app.summaries.of(&all, &roots, &filter, &findings);
     let readiness = app.live.readiness();
     let counts = app.live.counts();
     let errors = app.live.current_errors();
@@ -256,6 +265,7 @@ async fn landing_page(
         showing,
         filter: &filter,
         paging,
+        roots: &roots,
     };
     Html(html::landing_summarised(&page, &summary))
 }

@@ -45,18 +45,19 @@ pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) 
     }
     let live = app.live.clone();
     let now = app.live.now();
-    let all = tokio::task::spawn_blocking(move || live.findings(now))
+    let (all, roots) = tokio::task::spawn_blocking(move || live.explained(now))
         .await
         .unwrap_or_default();
-    let findings: Vec<crate::diagnosis::Finding> = all
+    let findings: Vec<Arc<crate::diagnosis::Finding>> = all
         .iter()
         .filter(|f| covers.contains(&f.cause))
-        .map(|f| (**f).clone())
+        .cloned()
         .collect();
     let evidence = html::Evidence::Findings {
         findings: &findings,
         now,
         links: &app.links,
+        roots: &roots,
     };
     Html(html::runbook(runbook, &evidence)).into_response()
 }

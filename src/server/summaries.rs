@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::diagnosis::Finding;
+use crate::diagnosis::{Finding, RootCauses};
 use crate::output::{FindingFilter, html};
 
 /// How many filters' summaries of one set of findings are kept.
@@ -18,9 +18,9 @@ pub(crate) struct Summaries(Mutex<Held>);
 
 #[derive(Default)]
 struct Held {
-    /// The findings summarised (held, so that another set is told apart by
-    /// address).
-    of: Option<Arc<Vec<Arc<Finding>>>>,
+    /// The findings summarised and their root causes (held, so that another
+    /// set is told apart by address).
+    of: Option<(Arc<Vec<Arc<Finding>>>, Arc<RootCauses>)>,
     /// Oldest first.
     by_filter: Vec<(FindingFilter, Arc<str>)>,
 }
@@ -32,18 +32,23 @@ impl Summaries {
     pub(crate) fn of(
         &self,
         all: &Arc<Vec<Arc<Finding>>>,
+        roots: &Arc<RootCauses>,
         filter: &FindingFilter,
         chosen: &[Arc<Finding>],
     ) -> Arc<str> {
         let mut held = self.0.lock();
-        if !held.of.as_ref().is_some_and(|of| Arc::ptr_eq(of, all)) {
-            held.of = Some(all.clone());
+        if !held
+            .of
+            .as_ref()
+            .is_some_and(|(of, by)| Arc::ptr_eq(of, all) && Arc::ptr_eq(by, roots))
+        {
+            held.of = Some((all.clone(), roots.clone()));
             held.by_filter.clear();
         }
         if let Some((_, summary)) = held.by_filter.iter().find(|(f, _)| f == filter) {
             return summary.clone();
         }
-        let summary: Arc<str> = html::summary(chosen, filter).into();
+        let summary: Arc<str> = html::summary(chosen, filter, roots).into();
         if held.by_filter.len() == FILTERS_KEPT {
             held.by_filter.remove(0);
         }
@@ -68,22 +73,26 @@ mod tests {
     fn a_summary_is_written_once_per_findings_and_filter() {
         let summaries = Summaries::default();
         let all = findings(&["a", "b"]);
+        let roots = Arc::new(RootCauses::default());
         let none = FindingFilter::default();
-        let first = summaries.of(&all, &none, &all);
-        assert_eq!(*first, *html::summary(&all, &none));
-        assert!(Arc::ptr_eq(&first, &summaries.of(&all, &none, &all)));
+        let first = summaries.of(&all, &roots, &none, &all);
+        assert_eq!(*first, *html::summary(&all, &none, &roots));
+        assert!(Arc::ptr_eq(&first, &summaries.of(&all, &roots, &none, &all)));
 
         let filter = FindingFilter {
             namespace: Some("elsewhere".into()),
             ..Default::default()
         };
-        let filtered = summaries.of(&all, &filter, &[]);
+        let filtered = summaries.of(&all, &roots, &filter, &[]);
         assert!(!Arc::ptr_eq(&first, &filtered));
-        assert_eq!(*filtered, *html::summary::<Arc<Finding>>(&[], &filter));
+        assert_eq!(
+            *filtered,
+            *html::summary::<Arc<Finding>>(&[], &filter, &roots)
+        );
 
         let other = findings(&["a", "b", "c"]);
-        let again = summaries.of(&other, &none, &other);
+        let again = summaries.of(&other, &roots, &none, &other);
         assert!(!Arc::ptr_eq(&first, &again));
-        assert_eq!(*again, *html::summary(&other, &none));
+        assert_eq!(*again, *html::summary(&other, &none, &roots));
     }
 }

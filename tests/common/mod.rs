@@ -8,6 +8,7 @@ pub mod cli;
 pub mod daemons;
 pub mod dashboards;
 pub mod exporter;
+pub mod incidents;
 pub mod real_rows;
 pub mod shapes;
 
@@ -31,6 +32,23 @@ pub fn diagnose_at(objects: &[Value], now: &str) -> Vec<Finding> {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
     let loaded = dump::load_str(&list.to_string()).expect("the test objects load");
     diagnosis::diagnose(&loaded.cluster, now.parse().unwrap())
+}
+
+/// The findings of `objects` (as a v1 List) at `now`, each shared, with
+/// their root causes.
+pub fn explain_at(
+    objects: &[Value],
+    now: Time,
+) -> (
+    Vec<std::sync::Arc<Finding>>,
+    kube_lifecycle_exporter::diagnosis::RootCauses,
+) {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    let loaded = dump::load_str(&list.to_string()).expect("the test objects load");
+    let findings =
+        diagnosis::diagnose_until(&loaded.cluster, now, &diagnosis::Settings::default()).findings;
+    let roots = diagnosis::RootCauses::of(&loaded.cluster, &findings);
+    (findings, roots)
 }
 
 /// `(anomaly, cause)` of each finding, in order.

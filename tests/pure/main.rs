@@ -27,6 +27,7 @@ mod real_probes_held_back;
 mod real_refusals;
 mod real_refusals_held_back;
 mod robustness;
+mod roots;
 mod terminating;
 mod verdicts;
 mod workloads;

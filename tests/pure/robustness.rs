@@ -3,7 +3,7 @@
 //! the loader either accepts the object or names the bad field, and whatever it
 //! accepts is diagnosed and rendered in every format.
 
-use kube_lifecycle_exporter::diagnosis::diagnose;
+use kube_lifecycle_exporter::diagnosis::{Settings, explain_with};
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use kube_lifecycle_exporter::source::dump::{self, LoadError};
 use serde_json::{Value, json};
@@ -70,11 +70,12 @@ fn check(objects: &[Value]) -> Result<(), LoadError> {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
     let loaded = dump::load_str(&list)?;
     let now = "2024-06-01T00:00:00Z".parse().unwrap();
-    let findings = diagnose(&loaded.cluster, now);
+    let (findings, roots) = explain_with(&loaded.cluster, now, &Settings::default());
     let links = RunbookLinks::default();
     let _ = output::table::render(&findings, now, &links);
+    let _ = output::table::root_causes(&roots, now, &links);
     let _ = output::json::render(&findings, &links);
-    let text = output::metrics::render(findings);
+    let text = output::metrics::render(&findings, roots);
     assert!(text.ends_with("# EOF\n"));
     Ok(())
 }

@@ -20,6 +20,7 @@ mod incremental;
 pub mod metric;
 pub(crate) mod moment;
 mod placement;
+pub mod roots;
 pub mod runbook;
 mod vocabulary;
 pub mod wording;
@@ -40,6 +41,7 @@ pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;
 pub(crate) use family::{AllVerdicts, Found, Input, Judge, KeptByPod, Verdicts};
 pub use incremental::Incremental;
+pub use roots::{Root, RootCause, RootCauses, RootKey, RootKind, Victim, VictimKind};
 pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
 
@@ -237,6 +239,18 @@ pub fn diagnose_with(cluster: &Cluster, now: Time, settings: &Settings) -> Vec<F
         .into_iter()
         .map(Arc::unwrap_or_clone)
         .collect()
+}
+
+/// Everything wrong in `cluster` at `now`, each finding shared, and the
+/// root causes that explain them.
+pub fn explain_with(
+    cluster: &Cluster,
+    now: Time,
+    settings: &Settings,
+) -> (Vec<Arc<Finding>>, RootCauses) {
+    let findings = diagnose_until(cluster, now, settings).findings;
+    let roots = RootCauses::of(cluster, &findings);
+    (findings, roots)
 }
 
 /// Findings, and how long they hold.

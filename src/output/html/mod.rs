@@ -22,7 +22,7 @@ pub(crate) use summary::summary;
 
 use super::{FindingFilter, Paging, RunbookLinks};
 use crate::diagnosis::wording::short_age;
-use crate::diagnosis::{Anomaly, Finding};
+use crate::diagnosis::{Anomaly, Finding, RootCauses};
 use crate::model::{ContainerKind, Kind};
 
 /// Escapes text for HTML element content and attribute values.
@@ -98,6 +98,7 @@ fn filter_pairs(filter: &FindingFilter) -> Vec<(&'static str, &str)> {
         ("namespace", &filter.namespace),
         ("node", &filter.node),
         ("registry", &filter.registry),
+        ("root", &filter.root),
     ]
     .into_iter()
     .filter_map(|(k, v)| v.as_deref().map(|v| (k, v)))
@@ -178,18 +179,28 @@ fn finding_age(f: &Finding, now: Timestamp) -> String {
         .map_or("-".to_string(), |s| short_age(now.duration_since(s)))
 }
 
-/// Rows of findings: object, cause, age, message, runbook.
+/// Rows of findings: object, cause, the root cause that explains it, age,
+/// message, runbook.
 fn finding_rows<F: Borrow<Finding>>(
     findings: &[F],
     now: Timestamp,
     links: &RunbookLinks,
+    roots: &RootCauses,
 ) -> String {
     let mut rows = String::new();
     for f in findings.iter().map(F::borrow) {
         let link = links.link(f.runbook());
+        let root = roots.of_finding(f).map_or("-".to_string(), |r| {
+            let id = r.key.id();
+            format!(
+                "<a href=\"/{}#findings\"><code>{}</code></a>",
+                query(&[("root", &id)]),
+                foreign(&id)
+            )
+        });
         let _ = writeln!(
             rows,
-            "<tr><td><code>{}</code></td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"msg\">{}</td><td><a href=\"{}\">{}</a></td></tr>",
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{root}</td><td class=\"n\">{}</td><td class=\"msg\">{}</td><td><a href=\"{}\">{}</a></td></tr>",
             foreign(&object_name(f)),
             f.cause.as_str(),
             finding_age(f, now),
@@ -201,7 +212,14 @@ fn finding_rows<F: Borrow<Finding>>(
     rows
 }
 
-const FINDING_HEAD: &[&str] = &["object", "cause", "age", "message", "runbook"];
+const FINDING_HEAD: &[&str] = &[
+    "object",
+    "cause",
+    "explained by",
+    "age",
+    "message",
+    "runbook",
+];
 
 /// Findings grouped by anomaly, in the order given (the diagnosis sorts them
 /// by anomaly first).
@@ -209,6 +227,7 @@ fn findings_by_anomaly<F: Borrow<Finding>>(
     findings: &[F],
     now: Timestamp,
     links: &RunbookLinks,
+    roots: &RootCauses,
 ) -> String {
     let mut html = String::new();
     let mut rest = findings;
@@ -227,7 +246,7 @@ fn findings_by_anomaly<F: Borrow<Finding>>(
             t = table(
                 anomaly.as_str(),
                 FINDING_HEAD,
-                &finding_rows(group, now, links)
+                &finding_rows(group, now, links, roots)
             ),
         );
         rest = tail;
@@ -267,6 +286,8 @@ pub(crate) struct Page<'a, F = Finding> {
     /// The filter `findings` was chosen with (from the page's query).
     pub filter: &'a FindingFilter,
     pub paging: Paging,
+    /// The root causes of the findings (of all of them, not only those chosen).
+    pub roots: &'a RootCauses,
 }
 /// The filter form: plain GET, usable without a script.
 fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
@@ -287,13 +308,14 @@ fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
     };
     format!(
         "<form method=\"get\" action=\"/\" aria-label=\"filter findings\">\
-         <label>anomaly<select name=\"anomaly\">{options}</select></label>{}{}{}{}\
+         <label>anomaly<select name=\"anomaly\">{options}</select></label>{}{}{}{}{}\
          <label>per page<input name=\"limit\" type=\"number\" min=\"1\" value=\"{}\"></label>\
          <button type=\"submit\">Show</button> <a href=\"/\">clear</a></form>\n",
         text("cause", &filter.cause),
         text("namespace", &filter.namespace),
         text("node", &filter.node),
         text("registry", &filter.registry),
+        text("root", &filter.root),
         paging.limit.unwrap_or(Paging::PAGE_SIZE),
     )
 }
@@ -302,7 +324,7 @@ fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
 /// [`landing_summarised`]).
 #[cfg(test)]
 pub(crate) fn landing<F: Borrow<Finding>>(page: &Page<F>) -> String {
-    landing_summarised(page, &summary(page.findings, page.filter))
+    landing_summarised(page, &summary(page.findings, page.filter, page.roots))
 }
 
 /// The landing page, given [`summary`] of `page.findings` (a server keeps
@@ -421,6 +443,7 @@ fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String, summarise
         &page.findings[range.clone()],
         page.now,
         page.links,
+        page.roots,
     ));
     if range.len() > 20 {
         html.push_str(&pager);
@@ -470,7 +493,7 @@ pub(crate) fn not_found(path: &str) -> String {
             "<h1>Not found</h1>\n<p>Nothing is served at <code>{}</code>. What is:</p>\n<ul>\n\
              <li><a href=\"/\">/</a>: the findings, summarised, filtered and paged</li>\n\
              <li><a href=\"/metrics\">/metrics</a>: the Prometheus metrics</li>\n\
-             <li><a href=\"/findings\">/findings</a>: the findings as JSON (<code>?anomaly=&amp;cause=&amp;namespace=&amp;node=&amp;registry=&amp;limit=</code>)</li>\n\
+             <li><a href=\"/findings\">/findings</a>: the findings as JSON (<code>?anomaly=&amp;cause=&amp;namespace=&amp;node=&amp;registry=&amp;root=&amp;limit=</code>)</li>\n\
              <li><a href=\"/runbooks\">/runbooks</a>: a runbook per alert</li>\n\
              <li><a href=\"/healthz\">/healthz</a>, <a href=\"/readyz\">/readyz</a>: liveness and readiness</li>\n</ul>\n",
             foreign(path)

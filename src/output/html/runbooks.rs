@@ -6,8 +6,12 @@ use std::fmt::Write as _;
 
 use jiff::Timestamp;
 
-use super::{FINDING_HEAD, escape, finding_rows, frame, query, table, watch_errors};
-use crate::diagnosis::{Anomaly, Finding, Runbook};
+use std::sync::Arc;
+
+use super::summary::victims_in;
+use super::{FINDING_HEAD, escape, finding_rows, foreign, frame, query, table, watch_errors};
+use crate::diagnosis::wording::count;
+use crate::diagnosis::{Anomaly, Finding, Root, RootCauses, Runbook};
 use crate::model::Kind;
 use crate::output::{RunbookLinks, alerts};
 
@@ -37,11 +41,13 @@ pub(crate) fn runbook_index() -> String {
 
 /// What a runbook page shows of the present.
 pub(crate) enum Evidence<'a> {
-    /// The findings the alert covers (already chosen), judged at `now`.
+    /// The findings the alert covers (already chosen), judged at `now`, and
+    /// the root causes of all findings.
     Findings {
-        findings: &'a [Finding],
+        findings: &'a [Arc<Finding>],
         now: Timestamp,
         links: &'a RunbookLinks,
+        roots: &'a RootCauses,
     },
     /// The exporter's own alerts: the watches not synced and their errors.
     Exporter {
@@ -53,14 +59,45 @@ pub(crate) enum Evidence<'a> {
 /// How many covered findings a runbook page lists before pointing on.
 const EVIDENCE_ROWS: usize = 50;
 
-fn evidence(evidence: &Evidence) -> String {
+/// The root causes this alert speaks for, oldest first, each with its
+/// victims: what the alert is about, before the findings it covers.
+fn roots_of(runbook: Runbook, roots: &RootCauses) -> String {
+    let of_alert: Vec<&Root> = roots.roots.iter().filter(|r| r.runbook == runbook).collect();
+    if of_alert.is_empty() {
+        return String::new();
+    }
+    let mut html = format!(
+        "<p>{} this alert speaks for, oldest first:</p>\n<ul class=\"roots\">\n",
+        count(of_alert.len(), "root cause", "root causes")
+    );
+    for root in &of_alert {
+        let id = root.key.id();
+        let _ = writeln!(
+            html,
+            "<li><a href=\"/{}#findings\"><code>{}</code></a>: <code>{}</code>{}{}</li>",
+            query(&[("root", &id)]),
+            foreign(&id),
+            root.key.cause,
+            root.since
+                .map(|s| format!(" since {}", s.strftime("%Y-%m-%d %H:%M UTC")))
+                .unwrap_or_default(),
+            victims_in(root, None),
+        );
+    }
+    html.push_str("</ul>\n");
+    html
+}
+
+fn evidence(runbook: Runbook, evidence: &Evidence) -> String {
     let mut html = String::from("<section aria-labelledby=\"now\"><h2 id=\"now\">Right now</h2>\n");
     match evidence {
         Evidence::Findings {
             findings,
             now,
             links,
+            roots,
         } => {
+            html.push_str(&roots_of(runbook, roots));
             if findings.is_empty() {
                 html.push_str("<p class=\"ok\">Nothing this alert covers is happening now.</p>\n");
             } else {
@@ -94,7 +131,7 @@ fn evidence(evidence: &Evidence) -> String {
                 html.push_str(&table(
                     "findings this alert covers",
                     FINDING_HEAD,
-                    &finding_rows(shown, *now, links),
+                    &finding_rows(shown, *now, links, roots),
                 ));
             }
         }
@@ -129,7 +166,7 @@ pub(crate) fn runbook(runbook: Runbook, now: &Evidence) -> String {
             s = escape(&rule.severity)
         );
     }
-    body.push_str(&evidence(now));
+    body.push_str(&evidence(runbook, now));
     body.push_str("<section aria-label=\"runbook\">\n");
     // The Markdown's own title repeats the alert's name.
     let text = runbook.markdown();

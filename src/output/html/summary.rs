@@ -1,6 +1,7 @@
-//! The landing page's summary: what explains the findings (lost nodes,
-//! failing registries, nodes under pressure, workload verdicts...), then
-//! counts by anomaly and cause.
+//! The landing page's summary: what explains the findings (their root
+//! causes, as the diagnosis found them: lost nodes, failing registries,
+//! nodes under pressure, broken pod templates...; then the namespaces and
+//! workloads most findings share), then counts by anomaly and cause.
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
@@ -9,9 +10,12 @@ use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use super::{filter_pairs, foreign, query, table};
-use crate::diagnosis::{Anomaly, Cause, Finding, Runbook};
+use crate::diagnosis::wording::count;
+use crate::diagnosis::{
+    Anomaly, Cause, Finding, Root, RootCauses, RootKey, Runbook, Victim, VictimKind,
+};
 use crate::model::Kind;
-use crate::output::{FindingFilter, registry};
+use crate::output::FindingFilter;
 
 const TOP: usize = 5;
 
@@ -24,69 +28,12 @@ fn top<K: Ord + Clone>(counts: BTreeMap<K, usize>, n: usize) -> (Vec<(K, usize)>
     (v, total)
 }
 
-/// The controllers' verdicts, most pods first: the workload, its verdict and
-/// cause, and the pods that make it so (how many, one by name).
-fn verdict_section(verdicts: &[&Finding], with: &dyn Fn(&'static str, &str) -> String) -> String {
-    let mut sorted: Vec<&&Finding> = verdicts.iter().collect();
-    let pods_of = |f: &Finding| match &f.detail {
-        crate::diagnosis::Detail::Verdict { pods, .. } => *pods,
-        _ => 0,
-    };
-    sorted.sort_by(|a, b| {
-        pods_of(b)
-            .cmp(&pods_of(a))
-            .then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
-    });
-    let mut html = format!(
-        "<section><h3>Workload verdicts ({})</h3>\n<ul>\n",
-        sorted.len()
-    );
-    for f in sorted.iter().take(TOP) {
-        let crate::diagnosis::Detail::Verdict {
-            pod_cause,
-            pods,
-            example_pod,
-            ..
-        } = &f.detail
-        else {
-            continue;
-        };
-        let ns = f.namespace.as_deref().unwrap_or("");
-        let why = match pod_cause {
-            Some(p) if *p != f.cause.as_str() => format!("{} ({p})", f.cause),
-            _ => f.cause.to_string(),
-        };
-        let pods = match (pods, example_pod) {
-            (0, _) => String::new(),
-            (n, Some(pod)) => format!(
-                ", {n} pod{}, e.g. <code>{}</code>",
-                if *n == 1 { "" } else { "s" },
-                foreign(pod)
-            ),
-            (n, None) => format!(", {n} pod{}", if *n == 1 { "" } else { "s" }),
-        };
-        let _ = writeln!(
-            html,
-            "<li><a href=\"{}\"><code>{}</code></a>: {} {why}{pods}</li>",
-            with("namespace", ns),
-            foreign(&format!(
-                "{}/{ns}{}{}",
-                f.kind.as_str().to_lowercase(),
-                if ns.is_empty() { "" } else { "/" },
-                f.name
-            )),
-            f.anomaly().as_str().replace('_', " "),
-        );
-    }
-    if sorted.len() > TOP {
-        let _ = writeln!(html, "<li>and {} more</li>", sorted.len() - TOP);
-    }
-    html.push_str("</ul></section>\n");
-    html
-}
-
 /// The summary: what explains the findings, then counts by anomaly × cause.
-pub(crate) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter) -> String {
+pub(crate) fn summary<F: Borrow<Finding>>(
+    findings: &[F],
+    filter: &FindingFilter,
+    roots: &RootCauses,
+) -> String {
     let base: Vec<(&str, &str)> = filter_pairs(filter);
     let with = |k: &'static str, v: &str| -> String {
         let mut pairs: Vec<(&str, &str)> =
@@ -94,9 +41,9 @@ pub(crate) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter
         pairs.push((k, v));
         format!("/{}", query(&pairs))
     };
-    let mut tally = Tally::of(findings);
+    let mut tally = Tally::of(findings, roots);
     let counts = counts_section(&ordered(std::mem::take(&mut tally.cells)), &base);
-    let mut html = explained_section(tally, &with);
+    let mut html = explained_section(tally, filter, &with);
     html.push_str(&counts);
     html
 }
@@ -104,18 +51,13 @@ pub(crate) fn summary<F: Borrow<Finding>>(findings: &[F], filter: &FindingFilter
 /// What the summary groups and counts, in one pass over the findings:
 /// counted in hash tables (a storm's 80,000 findings made ordered maps of
 /// node names cost more than the rest of the page), ordered once counted.
-#[derive(Default)]
 struct Tally<'a> {
-    /// A lost node explains its pods' Terminating and the workloads they block.
-    lost_nodes: HashMap<&'a str, usize>,
-    /// A node whose sandboxes fail, or under pressure, explains its pods.
-    sandbox_nodes: HashMap<&'a str, usize>,
-    pressured_nodes: HashMap<&'a str, (usize, &'a str)>,
-    registries: HashMap<&'a str, usize>,
+    /// The root causes, and how many of the findings each explains (in
+    /// `roots.roots`' order, oldest first).
+    roots: &'a RootCauses,
+    explained: Vec<usize>,
     namespaces: HashMap<&'a str, usize>,
     workloads: HashMap<(&'a str, &'a str, &'a str), usize>,
-    /// A controller's verdict names the cause of its pods.
-    verdicts: Vec<&'a Finding>,
     cells: HashMap<(Anomaly, &'static str), (usize, Cause)>,
 }
 
@@ -125,46 +67,34 @@ fn ordered<K: Ord, V>(counts: HashMap<K, V>) -> BTreeMap<K, V> {
 }
 
 impl<'a> Tally<'a> {
-    fn of<F: Borrow<Finding>>(findings: &'a [F]) -> Self {
-        let mut t = Tally::default();
+    fn of<F: Borrow<Finding>>(findings: &'a [F], roots: &'a RootCauses) -> Self {
+        let mut t = Tally {
+            roots,
+            explained: vec![0; roots.roots.len()],
+            namespaces: HashMap::default(),
+            workloads: HashMap::default(),
+            cells: HashMap::default(),
+        };
+        let index: HashMap<&RootKey, usize> = roots
+            .roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (&r.key, i))
+            .collect();
         for f in findings.iter().map(F::borrow) {
+            if let Some(i) = roots.of_finding(f).and_then(|r| index.get(&r.key)) {
+                t.explained[*i] += 1;
+            }
             t.add(f);
         }
         t
     }
 
     fn add(&mut self, f: &'a Finding) {
-        if matches!(f.cause.as_str(), "node_not_ready" | "node_missing") {
-            if let Some(node) = f.node.as_deref() {
-                *self.lost_nodes.entry(node).or_default() += 1;
-            }
-        }
-        if f.cause.tags().contains(&"sandbox") {
-            if let Some(node) = f.node.as_deref() {
-                *self.sandbox_nodes.entry(node).or_default() += 1;
-            }
-        }
-        if let crate::diagnosis::Detail::Pending {
-            pressured_nodes: nodes,
-            ..
-        } = &f.detail
-        {
-            for node in nodes {
-                self.pressured_nodes
-                    .entry(node)
-                    .or_insert((0, f.cause.as_str()))
-                    .0 += 1;
-            }
-        }
-        if let Some(r) = registry(f) {
-            *self.registries.entry(r).or_default() += 1;
-        }
         if let Some(ns) = f.namespace.as_deref() {
             *self.namespaces.entry(ns).or_default() += 1;
         }
-        if matches!(f.detail, crate::diagnosis::Detail::Verdict { .. }) {
-            self.verdicts.push(f);
-        } else if f.kind != Kind::Pod {
+        if f.kind != Kind::Pod && !matches!(f.detail, crate::diagnosis::Detail::Verdict { .. }) {
             *self
                 .workloads
                 .entry((
@@ -181,70 +111,52 @@ impl<'a> Tally<'a> {
     }
 }
 
-/// "What explains them": the nodes, registries and namespaces most findings
-/// share, the workload verdicts and the workloads with findings.
-fn explained_section(tally: Tally<'_>, with: &dyn Fn(&'static str, &str) -> String) -> String {
+/// How many root causes the page lists before pointing on.
+const ROOTS_LISTED: usize = 12;
+
+/// "What explains them": the root causes of the findings shown, oldest
+/// first, each with its victims by kind and a link to the findings it
+/// explains; then the namespaces and the workloads most findings share.
+fn explained_section(
+    tally: Tally<'_>,
+    filter: &FindingFilter,
+    with: &dyn Fn(&'static str, &str) -> String,
+) -> String {
     let mut html = String::new();
     html.push_str("<h2 id=\"explained\">What explains them</h2>\n");
-    let mut any = false;
+    let shown: Vec<(&Root, usize)> = tally
+        .roots
+        .roots
+        .iter()
+        .zip(&tally.explained)
+        .filter(|(root, n)| {
+            **n > 0 || filter.root.as_deref().is_some_and(|id| root.key.is(id))
+        })
+        .map(|(root, n)| (root, *n))
+        .collect();
+    if !shown.is_empty() {
+        html.push_str(&roots_section(&shown, filter, with));
+    }
+    let mut any = !shown.is_empty();
     html.push_str("<div class=\"groups\">\n");
-    for (title, key, counts, one, many) in [
-        (
-            "Lost nodes",
-            "node",
-            ordered(tally.lost_nodes),
-            "finding on it",
-            "findings on it",
-        ),
-        (
-            "Nodes failing pod sandboxes",
-            "node",
-            ordered(tally.sandbox_nodes),
-            "pod without a sandbox",
-            "pods without a sandbox",
-        ),
-        (
-            "Failing registries",
-            "registry",
-            ordered(tally.registries),
-            "failing pull",
-            "failing pulls",
-        ),
-        (
-            "Namespaces",
-            "namespace",
-            ordered(tally.namespaces),
-            "finding",
-            "findings",
-        ),
-    ] {
-        if counts.is_empty() {
-            continue;
-        }
+    let namespaces = ordered(tally.namespaces);
+    if !namespaces.is_empty() {
         any = true;
-        let (top, total) = top(counts, TOP);
-        let _ = write!(html, "<section><h3>{title} ({total})</h3>\n<ul>\n");
+        let (top, total) = top(namespaces, TOP);
+        let _ = write!(html, "<section><h3>Namespaces ({total})</h3>\n<ul>\n");
         for (name, n) in top {
             let _ = writeln!(
                 html,
-                "<li><a href=\"{}\"><code>{}</code></a>: {n} {}</li>",
-                with(key, name),
+                "<li><a href=\"{}\"><code>{}</code></a>: {}</li>",
+                with("namespace", name),
                 foreign(name),
-                if n == 1 { one } else { many }
+                count(n, "finding", "findings")
             );
         }
         if total > TOP {
             let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
         }
         html.push_str("</ul></section>\n");
-    }
-    if !tally.pressured_nodes.is_empty() {
-        any = true;
-        html.push_str(&pressured_section(ordered(tally.pressured_nodes), with));
-    }
-    if !tally.verdicts.is_empty() {
-        any = true;
-        html.push_str(&verdict_section(&tally.verdicts, with));
     }
     if !tally.workloads.is_empty() {
         any = true;
@@ -257,33 +169,71 @@ fn explained_section(tally: Tally<'_>, with: &dyn Fn(&'static str, &str) -> Stri
     html
 }
 
-/// Pressured nodes keep unbound pods out: they link to those pods' cause.
-fn pressured_section(
-    pressured_nodes: BTreeMap<&str, (usize, &str)>,
+/// The root causes, oldest first: what each is, why, since when, its
+/// victims by kind with a few of them, its runbook, and the findings it
+/// explains (`?root=`).
+fn roots_section(
+    shown: &[(&Root, usize)],
+    filter: &FindingFilter,
     with: &dyn Fn(&'static str, &str) -> String,
 ) -> String {
-    let mut html = String::new();
-    let total = pressured_nodes.len();
-    let mut nodes: Vec<(&str, (usize, &str))> = pressured_nodes.into_iter().collect();
-    nodes.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
-    let _ = write!(
-        html,
-        "<section><h3>Nodes under pressure ({total})</h3>\n<ul>\n"
+    let mut html = format!(
+        "<section aria-labelledby=\"roots\"><h3 id=\"roots\">Root causes ({})</h3>\n<ul class=\"roots\">\n",
+        shown.len()
     );
-    for (node, (n, cause)) in nodes.into_iter().take(TOP) {
+    for (root, explained) in shown.iter().take(ROOTS_LISTED) {
+        let victims = victims_in(root, filter.namespace.as_deref());
         let _ = writeln!(
             html,
-            "<li><a href=\"{}\"><code>{}</code></a>: {cause}, {n} pending pod{}</li>",
-            with("cause", cause),
-            foreign(node),
-            if n == 1 { "" } else { "s" }
+            "<li><a href=\"{}#findings\"><code>{}</code></a>: <code>{}</code>{}; {}{}. <a href=\"/runbooks/{}\">{}</a></li>",
+            with("root", &root.key.id()),
+            foreign(&root.key.id()),
+            root.key.cause,
+            root.since
+                .map(|s| format!(" since {}", s.strftime("%Y-%m-%d %H:%M UTC")))
+                .unwrap_or_default(),
+            count(*explained, "finding", "findings"),
+            victims,
+            root.runbook.slug(),
+            root.runbook.alert(),
         );
     }
-    if total > TOP {
-        let _ = writeln!(html, "<li>and {} more</li>", total - TOP);
+    if shown.len() > ROOTS_LISTED {
+        let _ = writeln!(html, "<li>and {} more</li>", shown.len() - ROOTS_LISTED);
     }
     html.push_str("</ul></section>\n");
     html
+}
+
+/// A root's victims by kind, with up to three of each (those of
+/// `namespace` only, when the page is filtered by one).
+pub(super) fn victims_in(root: &Root, namespace: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    for kind in VictimKind::ALL {
+        let of_kind: Vec<&Victim> = root
+            .victims_of(*kind)
+            .filter(|v| namespace.is_none_or(|ns| v.namespace() == ns))
+            .collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let examples: Vec<String> = of_kind
+            .iter()
+            .take(3)
+            .map(|v| format!("<code>{}</code>", foreign(&v.path())))
+            .collect();
+        let more = if of_kind.len() > 3 { ", …" } else { "" };
+        parts.push(format!(
+            "{} ({}{more})",
+            count(of_kind.len(), kind.as_str(), &format!("{}s", kind.as_str())),
+            examples.join(", ")
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" of {}", parts.join(", "))
+    }
 }
 
 /// The workloads (not pods) with most findings.

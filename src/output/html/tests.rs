@@ -1,8 +1,11 @@
 //! The pages' own tests: escaping, the summary, paging, the runbook pages.
 
+use std::sync::Arc;
+
 use super::runbooks::markdown;
 use super::*;
 use crate::diagnosis::{Cause, Detail, ImagePullCause, Runbook, TerminatingCause};
+use crate::model::{Cluster, Node, Object};
 
 #[test]
 fn markup_in_messages_is_escaped() {
@@ -20,8 +23,8 @@ fn markdown_renders_and_raw_html_is_shown_as_text() {
     assert!(!html.contains("<script>"));
 }
 
-fn pod(ns: &str, name: &str, node: &str, cause: Cause, message: &str) -> Finding {
-    Finding {
+fn pod(ns: &str, name: &str, node: &str, cause: Cause, message: &str) -> Arc<Finding> {
+    Arc::new(Finding {
         kind: Kind::Pod,
         namespace: Some(ns.into()),
         name: name.into(),
@@ -33,16 +36,47 @@ fn pod(ns: &str, name: &str, node: &str, cause: Cause, message: &str) -> Finding
         since: Some("2026-11-27T05:00:00Z".parse().unwrap()),
         message: message.into(),
         detail: Detail::None,
+    })
+}
+
+/// A model of `lost` nodes (NotReady since an hour) and `ready` ones, listed.
+fn nodes(lost: &[&str], ready: &[&str]) -> Cluster {
+    let mut cluster = Cluster::new();
+    cluster.mark_listed(Kind::Node);
+    for (names, status) in [(lost, "Unknown"), (ready, "True")] {
+        for name in names {
+            let node: Node = serde_json::from_str(&format!(
+                r#"{{"metadata":{{"name":"{name}"}},"status":{{"conditions":[
+                    {{"type":"Ready","status":"{status}","lastTransitionTime":"2026-11-27T05:00:00Z"}}]}}}}"#
+            ))
+            .unwrap();
+            cluster.apply(Object::Node(node));
+        }
     }
+    cluster
 }
 
 fn now() -> Timestamp {
     "2026-11-27T06:00:00Z".parse().unwrap()
 }
 
-fn snapshot_page(findings: &[Finding], filter: &FindingFilter, paging: Paging) -> String {
+fn snapshot_page(findings: &[Arc<Finding>], filter: &FindingFilter, paging: Paging) -> String {
+    explained_page(findings, filter, paging, &RootCauses::default())
+}
+
+fn explained_page(
+    findings: &[Arc<Finding>],
+    filter: &FindingFilter,
+    paging: Paging,
+    roots: &RootCauses,
+) -> String {
+    let chosen: Vec<Arc<Finding>> = findings
+        .iter()
+        .filter(|f| filter.matches(f, roots))
+        .cloned()
+        .collect();
     landing(&Page {
-        findings,
+        findings: &chosen,
         now: now(),
         links: &RunbookLinks::BaseUrl("/runbooks".into()),
         showing: Showing::Snapshot {
@@ -52,6 +86,7 @@ fn snapshot_page(findings: &[Finding], filter: &FindingFilter, paging: Paging) -
         },
         filter,
         paging,
+        roots,
     })
 }
 
@@ -112,7 +147,7 @@ fn the_page_is_for_phones_and_keyboards() {
 
 #[test]
 fn many_findings_are_summarised_then_paged() {
-    let mut findings: Vec<Finding> = (0..450)
+    let mut findings: Vec<Arc<Finding>> = (0..450)
         .map(|i| {
             pod(
                 &format!("ns-{}", i % 12),
@@ -124,34 +159,56 @@ fn many_findings_are_summarised_then_paged() {
         })
         .collect();
     findings.extend((0..30).map(|i| {
-        let mut f = pod(
+        let mut f = (*pod(
             "shop",
             &format!("api-{i:02}"),
             "node-9",
             Cause::ImagePull(ImagePullCause::ConnectionRefused),
             "dial tcp: connection refused",
-        );
+        ))
+        .clone();
         f.detail = Detail::ImagePull {
             image: "registry.example:5000/api:2".into(),
             registry: "registry.example:5000".into(),
             waiting_reason: "ImagePullBackOff".into(),
         };
-        f
+        Arc::new(f)
     }));
     findings.sort_by(|a, b| {
         (a.anomaly(), &a.namespace, &a.name).cmp(&(b.anomaly(), &b.namespace, &b.name))
     });
-    let page = snapshot_page(&findings, &FindingFilter::default(), Paging::default());
+    let cluster = nodes(&["node-0", "node-1", "node-2"], &["node-9"]);
+    let roots = RootCauses::of(&cluster, &findings);
+    let page = explained_page(
+        &findings,
+        &FindingFilter::default(),
+        Paging::default(),
+        &roots,
+    );
     assert_eq!(page.matches("<tr><td><code><bdi>pod/").count(), 200);
     assert!(page.contains("Findings 1–200 of 480."), "{page}");
     assert!(page.contains("<a href=\"/?page=2#findings\">next</a>"));
     assert!(page.contains("<a href=\"/?page=3#findings\">last</a>"));
     // What explains them: the three lost nodes, the registry, top namespaces.
-    assert!(page.contains("<h3>Lost nodes (3)</h3>"));
+    assert!(page.contains("<h3 id=\"roots\">Root causes (4)</h3>"), "{page}");
     assert!(page.contains(
-        "<a href=\"/?node=node-0\"><code><bdi>node-0</bdi></code></a>: 150 findings on it"
-    ));
-    assert!(page.contains("<a href=\"/?registry=registry.example%3A5000\"><code><bdi>registry.example:5000</bdi></code></a>: 30 failing pulls"));
+        "<a href=\"/?root=node%2Fnode-0#findings\"><code><bdi>node/node-0</bdi></code></a>: <code>node_lost</code> since 2026-11-27 05:00 UTC; 150 findings of 150 pods (<code><bdi>ns-0/web-0000</bdi></code>, <code><bdi>ns-0/web-0012</bdi></code>, <code><bdi>ns-0/web-0024</bdi></code>, …). <a href=\"/runbooks/kubelifecyclenodelost\">KubeLifecycleNodeLost</a>"
+    ), "{page}");
+    assert!(page.contains("<a href=\"/?root=registry%2Fregistry.example%3A5000#findings\"><code><bdi>registry/registry.example:5000</bdi></code></a>: <code>registry_unreachable</code> since 2026-11-27 05:00 UTC; 30 findings of 30 pods"), "{page}");
+    // A finding's row names its root cause.
+    assert!(page.contains("<td><a href=\"/?root=node%2Fnode-0#findings\"><code><bdi>node/node-0</bdi></code></a></td>"));
+    // The root filter shows the findings a root explains, and only its root.
+    let one = explained_page(
+        &findings,
+        &FindingFilter {
+            root: Some("node/node-1".into()),
+            ..Default::default()
+        },
+        Paging::default(),
+        &roots,
+    );
+    assert!(one.contains("<h3 id=\"roots\">Root causes (1)</h3>"), "{one}");
+    assert!(one.contains("Findings 1–150 of 150."), "{one}");
     assert!(page.contains("<h3>Namespaces (13)</h3>"));
     assert!(page.contains("<li>and 8 more</li>"));
     assert!(page.contains("<code>connection_refused</code></a></td><td class=\"n\">30</td>"));
@@ -197,7 +254,7 @@ fn the_runbook_index_has_each_alerts_severity_and_summary() {
 
 #[test]
 fn a_runbook_opens_on_the_objects_its_alert_covers() {
-    let findings: Vec<Finding> = (0..60)
+    let findings: Vec<Arc<Finding>> = (0..60)
         .map(|i| {
             pod(
                 "shop",
@@ -208,14 +265,19 @@ fn a_runbook_opens_on_the_objects_its_alert_covers() {
             )
         })
         .collect();
+    let roots = RootCauses::of(&nodes(&["worker-1"], &[]), &findings);
     let page = runbook(
         Runbook::NodeLost,
         &Evidence::Findings {
             findings: &findings,
             now: now(),
             links: &RunbookLinks::default(),
+            roots: &roots,
         },
     );
+    // It opens on the root cause it speaks for and its victims.
+    assert!(page.contains("<p>1 root cause this alert speaks for, oldest first:</p>"), "{page}");
+    assert!(page.contains("<a href=\"/?root=node%2Fworker-1#findings\"><code><bdi>node/worker-1</bdi></code></a>: <code>node_lost</code> since 2026-11-27 05:00 UTC of 60 pods"), "{page}");
     let now_at = page.find("Right now").unwrap();
     assert!(
         now_at < page.find("Meaning").unwrap(),
@@ -232,6 +294,7 @@ fn a_runbook_opens_on_the_objects_its_alert_covers() {
             findings: &[],
             now: now(),
             links: &RunbookLinks::default(),
+            roots: &RootCauses::default(),
         },
     );
     assert!(quiet.contains("Nothing this alert covers is happening now."));

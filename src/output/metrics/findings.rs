@@ -24,16 +24,16 @@ use crate::diagnosis::metric::{
     FINDINGS_HELP, FINDINGS_METRIC, FOLDED_HELP, FOLDED_METRIC, Fold, MetricFamily, Sample,
     metric_families,
 };
-use crate::diagnosis::{Anomaly, Cause, Finding, same_findings};
+use crate::diagnosis::{Anomaly, Cause, Finding, RootCauses, same_findings};
 
 /// The label keys a folded series keeps: `namespace` and the family's own.
 fn folded_label_names(family: &MetricFamily) -> impl Iterator<Item = &'static str> {
     std::iter::once("namespace").chain(family.labels.iter().copied())
 }
 
-/// Where the exposition gets the findings of the moment.
+/// Where the exposition gets the findings of the moment, and their root causes.
 pub(crate) trait FindingsSource: Send + Sync + 'static {
-    fn current(&self) -> Arc<Vec<Arc<Finding>>>;
+    fn current(&self) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>);
 }
 
 /// The findings' families as text, each family's kept for as long as its
@@ -47,6 +47,15 @@ pub(crate) struct FindingsText {
     folded: Mutex<BTreeSet<&'static str>>,
     /// Each metric family's last text, in [`metric_families`]'s order.
     families: Mutex<Vec<Option<FamilyText>>>,
+    /// The root causes' families' last text, and what they were encoded of.
+    roots: Mutex<Option<RootsText>>,
+}
+
+/// The root causes' families as text.
+struct RootsText {
+    of: Arc<RootCauses>,
+    parts: Vec<Arc<str>>,
+    folds: Vec<(&'static str, usize)>,
 }
 
 /// One family's text and what it was encoded from.
@@ -65,12 +74,18 @@ impl FindingsText {
             ceiling: (ceiling > 0).then_some(ceiling),
             folded: Default::default(),
             families: Mutex::new(metric_families().map(|_| None).collect()),
+            roots: Mutex::new(None),
         }
     }
 
-    /// The families' text for `findings`, in parts to be written in order
-    /// (the totals, each family, the folded counts), without `# EOF`.
-    pub(crate) fn encode(&self, findings: &[Arc<Finding>]) -> Result<Vec<Arc<str>>, fmt::Error> {
+    /// The families' text for `findings` and their root causes, in parts to
+    /// be written in order (the totals, each family, the root causes', the
+    /// folded counts), without `# EOF`.
+    pub(crate) fn encode(
+        &self,
+        findings: &[Arc<Finding>],
+        roots: &Arc<RootCauses>,
+    ) -> Result<Vec<Arc<str>>, fmt::Error> {
         let mut parts = vec![encode_totals(findings)?];
         let by_anomaly = by_anomaly(findings);
         let mut folds = Vec::new();
@@ -95,6 +110,20 @@ impl FindingsText {
             }
         }
         drop(kept);
+        let mut kept_roots = self.roots.lock();
+        if !kept_roots.as_ref().is_some_and(|k| Arc::ptr_eq(&k.of, roots)) {
+            let (parts, folds) = super::roots::encode(roots, self.ceiling)?;
+            *kept_roots = Some(RootsText {
+                of: roots.clone(),
+                parts,
+                folds,
+            });
+        }
+        if let Some(kept) = &*kept_roots {
+            parts.extend(kept.parts.iter().cloned());
+            folds.extend(kept.folds.iter().copied());
+        }
+        drop(kept_roots);
         parts.push(encode_folded(&folds)?);
         self.note_folds(&folds);
         Ok(parts)
@@ -129,7 +158,7 @@ impl fmt::Debug for FindingsText {
 
 /// What `encode` writes through prometheus-client's encoder, as text: a
 /// registry of one collector that encodes once.
-fn text_of(
+pub(super) fn text_of(
     encode: impl FnOnce(&mut DescriptorEncoder) -> fmt::Result + Send + 'static,
 ) -> Result<Arc<str>, fmt::Error> {
     struct Once<F>(Mutex<Option<F>>);
@@ -313,11 +342,12 @@ fn fold<'a>(
     folded.into_iter().collect()
 }
 
-/// The OpenMetrics text a set of findings produces.
-pub fn render(findings: Vec<Finding>) -> String {
-    let findings: Vec<Arc<Finding>> = findings.into_iter().map(Arc::new).collect();
+/// The OpenMetrics text a set of findings and their root causes produce.
+pub fn render(findings: &[Arc<Finding>], roots: RootCauses) -> String {
     // Writing into a String cannot fail.
-    let parts = FindingsText::new(0).encode(&findings).unwrap_or_default();
+    let parts = FindingsText::new(0)
+        .encode(findings, &Arc::new(roots))
+        .unwrap_or_default();
     let mut out: String = parts.iter().map(|part| &**part).collect();
     out.push_str("# EOF\n");
     out
@@ -353,7 +383,9 @@ mod tests {
 
     fn scrape(findings: Vec<Finding>, ceiling: usize) -> String {
         let findings: Vec<Arc<Finding>> = findings.into_iter().map(Arc::new).collect();
-        let parts = FindingsText::new(ceiling).encode(&findings).unwrap();
+        let parts = FindingsText::new(ceiling)
+            .encode(&findings, &Arc::default())
+            .unwrap();
         parts.iter().map(|part| &**part).collect()
     }
 
@@ -503,10 +535,15 @@ mod tests {
         };
         let stuck = Arc::new(terminating("shop", "web-1", "worker-1", 2_000));
         let encoder = FindingsText::new(0);
-        let before = encoder.encode(&[stuck.clone(), crash("api-1")]).unwrap();
+        let roots = Arc::default();
+        let before = encoder
+            .encode(&[stuck.clone(), crash("api-1")], &roots)
+            .unwrap();
         let after_findings = [stuck.clone(), crash("api-2")];
-        let after = encoder.encode(&after_findings).unwrap();
-        let fresh = FindingsText::new(0).encode(&after_findings).unwrap();
+        let after = encoder.encode(&after_findings, &roots).unwrap();
+        let fresh = FindingsText::new(0)
+            .encode(&after_findings, &roots)
+            .unwrap();
         let text = |parts: &[Arc<str>]| parts.iter().map(|p| &**p).collect::<String>();
         assert_eq!(text(&after), text(&fresh));
         assert_ne!(text(&before), text(&after));

@@ -14,6 +14,7 @@
 
 mod findings;
 mod process;
+mod roots;
 mod telemetry;
 
 use std::sync::Arc;
@@ -22,7 +23,7 @@ use parking_lot::Mutex;
 use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::registry::Registry;
 
-use crate::diagnosis::Finding;
+use crate::diagnosis::{Finding, RootCauses};
 
 pub use crate::diagnosis::metric::family_anomalies;
 pub(crate) use findings::FindingsSource;
@@ -61,8 +62,9 @@ pub(crate) struct Scrape {
     pub(crate) rest: String,
 }
 
-/// The findings last encoded, and their families as text (no `# EOF`), in parts.
-type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<[Arc<str>]>);
+/// The findings and root causes last encoded, and their families as text
+/// (no `# EOF`), in parts.
+type Encoded = (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>, Arc<[Arc<str>]>);
 
 impl<S: FindingsSource + HeldObjects> Exposition<S> {
     pub(crate) fn new(live: Arc<S>, telemetry: &Telemetry, series_ceiling: usize) -> Self {
@@ -99,15 +101,16 @@ impl<S: FindingsSource + HeldObjects> Exposition<S> {
     }
 
     fn findings_text(&self) -> Result<Arc<[Arc<str>]>, std::fmt::Error> {
-        let current = self.live.current();
+        let (current, roots) = self.live.current();
         let mut encoded = self.encoded.lock();
-        if let Some((findings, text)) = &*encoded
+        if let Some((findings, of, text)) = &*encoded
             && Arc::ptr_eq(findings, &current)
+            && Arc::ptr_eq(of, &roots)
         {
             return Ok(text.clone());
         }
-        let text: Arc<[Arc<str>]> = self.findings.encode(&current)?.into();
-        *encoded = Some((current, text.clone()));
+        let text: Arc<[Arc<str>]> = self.findings.encode(&current, &roots)?.into();
+        *encoded = Some((current, roots, text.clone()));
         Ok(text)
     }
 }

@@ -35,14 +35,11 @@ use common::daemons::{prometheus_query, wait_until, wait_until_async};
 use common::exporter::Exporter;
 use serde_json::{Value, json};
 
-mod cluster;
-mod incidents;
 mod mixin_alerts;
 mod mixin_silences;
 mod pages;
 
-use cluster::*;
-use incidents::*;
+use common::incidents::*;
 use mixin_alerts::*;
 
 fn root() -> &'static Path {

@@ -38,6 +38,7 @@ pub use workloads::VerdictCause;
 
 pub use evicted::eviction_cause;
 pub use terminating::terminating_cause;
+pub(crate) use terminating::is_lost_node;
 
 use super::family::Family;
 use super::vocabulary::anomalies;

@@ -235,6 +235,13 @@ fn past_deadline(cluster: &Cluster, pod: &Pod, deadline: Time) -> Verdict<Termin
 
 /// `node_missing` or `node_not_ready` when the pod's node cannot act on it.
 /// Without a node list, nothing is said.
+/// Whether the node `node_name` is lost: NotReady, unreachable or gone, and
+/// not declared out of service (then it was acted on). What a root cause
+/// reads: the same judgement as a Terminating pod's.
+pub(crate) fn is_lost_node(cluster: &Cluster, node_name: &str) -> bool {
+    node_lost(cluster, node_name).is_some_and(|v| v.cause != TerminatingCause::OutOfService)
+}
+
 pub(super) fn node_lost(cluster: &Cluster, node_name: &str) -> Option<Verdict<TerminatingCause>> {
     if node_name.is_empty() || !cluster.has_listed(Kind::Node) {
         return None;

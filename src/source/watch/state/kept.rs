@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::{Finding, same_findings};
+use crate::diagnosis::{Finding, RootCauses, same_findings};
 use crate::model::{Cluster, Kind};
 
 /// Findings judged at one moment of one state of the model.
@@ -31,6 +31,18 @@ pub(crate) struct Judged {
     started: Instant,
     took: Duration,
     pub(crate) findings: Arc<Vec<Arc<Finding>>>,
+    /// What explains them, found with them.
+    pub(crate) roots: Arc<RootCauses>,
+}
+
+/// One judgement of the model, as the judge hands it over.
+pub(crate) struct Judgement {
+    /// The count of model changes it saw.
+    pub(crate) generation: u64,
+    pub(crate) findings: Vec<Arc<Finding>>,
+    pub(crate) roots: RootCauses,
+    /// When, with the model unchanged, the findings could read differently.
+    pub(crate) until: Option<Timestamp>,
 }
 
 impl Judged {
@@ -42,6 +54,7 @@ impl Judged {
             started: Instant::now(),
             took: Duration::ZERO,
             findings: Arc::default(),
+            roots: Arc::default(),
         }
     }
 
@@ -185,26 +198,25 @@ impl Kept {
     }
 
     /// The findings at `now`: those kept when they may be read, else judged
-    /// by `judge` (the model read under its lock, the count of changes it
-    /// saw, the findings and until when they hold). While `listing`, a model
+    /// by `judge` (the model read under its lock). While `listing`, a model
     /// too large to judge per read is not judged: its last findings are read.
     pub(crate) fn read(
         &self,
         now: Timestamp,
         listing: bool,
-        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
-    ) -> Arc<Vec<Arc<Finding>>> {
+        judge: impl FnOnce() -> Judgement,
+    ) -> Arc<Judged> {
         let judged = self.latest();
         let large = self.freshness.is_some_and(|f| f.applies_to(&judged));
         if self.readable(&judged, now, false) || large && listing {
-            return judged.findings.clone();
+            return judged;
         }
         let turn = match self.freshness {
             // A judgement under way brings newer findings soon; a read does
             // not wait for it, these are one judgement older.
             Some(_) if large => match self.judging.try_lock() {
                 Some(turn) => turn,
-                None => return judged.findings.clone(),
+                None => return judged,
             },
             _ => self.judging.lock(),
         };
@@ -213,11 +225,7 @@ impl Kept {
 
     /// Judges the model again at `now` unless the findings kept are exactly
     /// its findings (what keeps them current calls).
-    pub(crate) fn refresh(
-        &self,
-        now: Timestamp,
-        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
-    ) {
+    pub(crate) fn refresh(&self, now: Timestamp, judge: impl FnOnce() -> Judgement) {
         self.judge(self.judging.lock(), now, true, judge);
     }
 
@@ -228,21 +236,32 @@ impl Kept {
         _turn: MutexGuard<'_, ()>,
         now: Timestamp,
         exact: bool,
-        judge: impl FnOnce() -> (u64, Vec<Arc<Finding>>, Option<Timestamp>),
-    ) -> Arc<Vec<Arc<Finding>>> {
+        judge: impl FnOnce() -> Judgement,
+    ) -> Arc<Judged> {
         let judged = self.latest();
         if self.readable(&judged, now, exact) {
-            return judged.findings.clone();
+            return judged;
         }
         let started = Instant::now();
-        let (generation, findings, until) = judge();
+        let Judgement {
+            generation,
+            findings,
+            roots,
+            until,
+        } = judge();
         // The same findings as before (the judgement hands out the ones it
         // kept when they read alike) stay the same set, so that what was
-        // made of them (the encoded metrics, the page's summary) holds.
-        let findings = if same_findings(judged.findings.iter(), findings.iter()) {
-            judged.findings.clone()
+        // made of them (the encoded metrics, the page's summary) holds; so do
+        // the same root causes of them.
+        let (findings, roots) = if same_findings(judged.findings.iter(), findings.iter()) {
+            let roots = if *judged.roots == roots {
+                judged.roots.clone()
+            } else {
+                Arc::new(roots)
+            };
+            (judged.findings.clone(), roots)
         } else {
-            Arc::new(findings)
+            (Arc::new(findings), Arc::new(roots))
         };
         let judged = Arc::new(Judged {
             generation,
@@ -251,9 +270,10 @@ impl Kept {
             started,
             took: started.elapsed(),
             findings,
+            roots,
         });
         *self.latest.write() = judged.clone();
-        judged.findings.clone()
+        judged
     }
 
     /// Objects held per kind.

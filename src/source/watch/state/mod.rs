@@ -21,14 +21,14 @@ use std::sync::Arc;
 use jiff::{SignedDuration, Timestamp};
 use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::{Finding, Incremental, Settings};
+use crate::diagnosis::{Finding, Incremental, RootCauses, Settings};
 use crate::model::{Cluster, Kind, Object};
 
 use super::shard::Shard;
 use super::transitions::{Observation, Transitions};
 use crate::output::metrics::{FindingsSource, HeldObjects, Telemetry};
 use health::Health;
-use kept::{Kept, Next};
+use kept::{Judgement, Kept, Next};
 
 pub(crate) use health::{Connection, Failure, Said};
 pub(crate) use kept::Freshness;
@@ -151,15 +151,24 @@ impl LiveState {
     /// The findings of the moment: those kept when they still describe the
     /// model (or, with a freshness, were judged recently enough), else judged
     /// now.
+    #[cfg(test)]
     pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Arc<Finding>>> {
-        self.kept
-            .read(now, self.lists_under_way() > 0, || self.judge(now))
+        self.explained(now).0
+    }
+
+    /// The findings of the moment (as [`LiveState::findings`]) and the root
+    /// causes that explain them, found together.
+    pub(crate) fn explained(&self, now: Timestamp) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>) {
+        let judged = self
+            .kept
+            .read(now, self.lists_under_way() > 0, || self.judge(now));
+        (judged.findings.clone(), judged.roots.clone())
     }
 
     /// The model judged at `now`, with the count of changes it had seen and
     /// until when its findings hold. Sharded, a Terminating namespace is
     /// reported by the shard that owns it (every shard lists all namespaces).
-    fn judge(&self, now: Timestamp) -> (u64, Vec<Arc<Finding>>, Option<Timestamp>) {
+    fn judge(&self, now: Timestamp) -> Judgement {
         let started = std::time::Instant::now();
         let mut incremental = self.incremental.lock();
         // The changes are taken under the write lock, so none is made
@@ -170,9 +179,7 @@ impl LiveState {
         let generation = self.kept.generation();
         let cluster = RwLockWriteGuard::downgrade(model);
         let lasting = incremental.diagnose(&cluster, changes, now);
-        drop(cluster);
         drop(incremental);
-        self.telemetry.judged(started.elapsed().as_secs_f64());
         let mut findings = lasting.findings;
         if self.shard.is_sharded() {
             findings.retain(|f| match (&f.namespace, f.kind) {
@@ -181,7 +188,15 @@ impl LiveState {
                 (None, _) => true,
             });
         }
-        (generation, findings, lasting.until)
+        let roots = RootCauses::of(&cluster, &findings);
+        drop(cluster);
+        self.telemetry.judged(started.elapsed().as_secs_f64());
+        Judgement {
+            generation,
+            findings,
+            roots,
+            until: lasting.until,
+        }
     }
 
     /// Judges the model again whenever it has changed (no sooner than the
@@ -315,8 +330,8 @@ impl LiveState {
 
 /// What a scrape reads: the findings of the moment.
 impl FindingsSource for LiveState {
-    fn current(&self) -> Arc<Vec<Arc<Finding>>> {
-        self.findings(self.now())
+    fn current(&self) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>) {
+        self.explained(self.now())
     }
 }
 

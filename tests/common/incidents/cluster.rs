@@ -1,16 +1,16 @@
 //! The objects incidents are made of: timestamps, uids, nodes, owners, running,
 //! deleted and waiting pods, kubelet events.
 
-use super::*;
+use serde_json::{Value, json};
 
-pub(super) fn at(offset_seconds: i64) -> String {
+pub fn at(offset_seconds: i64) -> String {
     jiff::Timestamp::now()
         .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
         .unwrap()
         .to_string()
 }
 
-pub(super) fn uid(name: &str) -> String {
+pub fn uid(name: &str) -> String {
     // Stable and distinct per name: good enough for a test dump.
     let mut h: u64 = 0xcbf29ce484222325;
     for b in name.bytes() {
@@ -26,7 +26,7 @@ pub(super) fn uid(name: &str) -> String {
     )
 }
 
-pub(super) fn node(name: &str, ready: bool) -> Value {
+pub fn node(name: &str, ready: bool) -> Value {
     let (status, reason, message) = if ready {
         ("True", "KubeletReady", "kubelet is posting ready status")
     } else {
@@ -52,13 +52,13 @@ pub(super) fn node(name: &str, ready: bool) -> Value {
     node
 }
 
-pub(super) fn owner(kind: &str, name: &str) -> Value {
+pub fn owner(kind: &str, name: &str) -> Value {
     let api = if kind == "Job" { "batch/v1" } else { "apps/v1" };
     json!([{"apiVersion": api, "kind": kind, "name": name, "uid": uid(name), "controller": true, "blockOwnerDeletion": true}])
 }
 
 /// A running, ready pod of `owner` on `node`.
-pub(super) fn running(
+pub fn running(
     namespace: &str,
     name: &str,
     node: &str,
@@ -78,7 +78,7 @@ pub(super) fn running(
 }
 
 /// `pod`, deleted `ago` seconds ago with a 30 s grace period.
-pub(super) fn deleted(mut pod: Value, ago: i64) -> Value {
+pub fn deleted(mut pod: Value, ago: i64) -> Value {
     pod["metadata"]["deletionTimestamp"] = json!(at(30 - ago));
     pod["metadata"]["deletionGracePeriodSeconds"] = json!(30);
     pod["status"]["conditions"][1]["status"] = json!("False");
@@ -86,7 +86,7 @@ pub(super) fn deleted(mut pod: Value, ago: i64) -> Value {
 }
 
 /// A pod on `node` whose one container waits with `reason` and `message`.
-pub(super) fn waiting(
+pub fn waiting(
     namespace: &str,
     name: &str,
     node: &str,
@@ -107,7 +107,7 @@ pub(super) fn waiting(
 }
 
 /// The kubelet's warning event about `pod`'s container `app`.
-pub(super) fn kubelet_event(
+pub fn kubelet_event(
     namespace: &str,
     pod: &str,
     node: &str,
@@ -123,6 +123,6 @@ pub(super) fn kubelet_event(
         "firstTimestamp": at(-1400), "lastTimestamp": at(-20)})
 }
 
-pub(super) fn healthy_nodes(names: &[&str]) -> Vec<Value> {
+pub fn healthy_nodes(names: &[&str]) -> Vec<Value> {
     names.iter().map(|n| node(n, true)).collect()
 }

@@ -2,12 +2,15 @@
 //! store corrupt or disk full, a scheduler name typo, a webhook outage, CNI down,
 //! stuck rollouts and StatefulSet updates, failed and stuck Jobs.
 
-use super::*;
+use serde_json::{Value, json};
+
+mod cluster;
+pub use cluster::*;
 
 /// A node powered off without `kubectl delete node`: its pods were evicted (deleted)
 /// and stay Terminating; a Recreate Deployment, a StatefulSet and DaemonSets had
 /// pods on it. The seed incident.
-pub(super) fn node_lost() -> Vec<Value> {
+pub fn node_lost() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     objects.push(node("worker-3", false));
     // Recreate Deployment whose old pod is on the lost node; the new ReplicaSet
@@ -106,10 +109,10 @@ pub(super) fn node_lost() -> Vec<Value> {
     objects
 }
 
-pub(super) const REGISTRY: &str = "registry.corp.example:5000";
+pub const REGISTRY: &str = "registry.corp.example:5000";
 
 /// The company registry is down during a rolling update: pulls fail on every node.
-pub(super) fn registry_down() -> Vec<Value> {
+pub fn registry_down() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
     objects.extend(deployment(
         "shop",
@@ -161,7 +164,7 @@ pub(super) fn registry_down() -> Vec<Value> {
 }
 
 /// One node's image store is damaged: every image it inspects fails.
-pub(super) fn node_image_store_corrupt() -> Vec<Value> {
+pub fn node_image_store_corrupt() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     for (i, image) in ["nginx:1.27", "redis:7.2", "ghcr.io/acme/api:3.1"]
         .iter()
@@ -191,7 +194,7 @@ pub(super) fn node_image_store_corrupt() -> Vec<Value> {
 }
 
 /// One node's disk is full: images do not unpack there, from any registry.
-pub(super) fn node_disk_full() -> Vec<Value> {
+pub fn node_disk_full() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     for (i, image) in [
         format!("{REGISTRY}/shop/web:2.5"),
@@ -220,7 +223,7 @@ pub(super) fn node_disk_full() -> Vec<Value> {
 
 /// One Deployment's pod template names `defualt-scheduler`: nothing ever schedules
 /// its pod, while every other pod is scheduled as usual.
-pub(super) fn scheduler_name_typo() -> Vec<Value> {
+pub fn scheduler_name_typo() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     objects.push(running(
         "shop",
@@ -245,7 +248,7 @@ pub(super) fn scheduler_name_typo() -> Vec<Value> {
 }
 
 /// A controller's `FailedCreate` warning event about itself.
-pub(super) fn failed_create(
+pub fn failed_create(
     namespace: &str,
     kind: &str,
     name: &str,
@@ -265,14 +268,14 @@ pub(super) fn failed_create(
         "firstTimestamp": at(-1400), "lastTimestamp": at(-20)})
 }
 
-pub(super) const INJECTOR: &str = "inject.mesh.example.io";
+pub const INJECTOR: &str = "inject.mesh.example.io";
 
 /// The mesh's sidecar injector is down and its webhook fails closed: in every
 /// namespace it covers, no pod is created. Rollouts in two namespaces, a
 /// StatefulSet in a third and a DaemonSet in a fourth are refused, each with its
 /// controller's wording of the same failure (a timeout, no endpoints, a refused
 /// connection).
-pub(super) fn webhook_outage() -> Vec<Value> {
+pub fn webhook_outage() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
     let call = |error: &str| {
         format!(
@@ -333,7 +336,7 @@ pub(super) fn webhook_outage() -> Vec<Value> {
 
 /// A meshed pod (Istio's proxy as a native sidecar) with no sandbox yet: every
 /// container, init or not, waits with reason `PodInitializing`.
-pub(super) fn meshed_without_sandbox(namespace: &str, name: &str, node: &str) -> Value {
+pub fn meshed_without_sandbox(namespace: &str, name: &str, node: &str) -> Value {
     let waits = |c: &str| {
         json!({"name": c, "image": "docker.io/istio/proxyv2:1.24.0", "ready": false, "restartCount": 0,
             "started": false, "state": {"waiting": {"reason": "PodInitializing"}}})
@@ -355,7 +358,7 @@ pub(super) fn meshed_without_sandbox(namespace: &str, name: &str, node: &str) ->
 
 /// The kubelet's FailedCreatePodSandBox about `pod`, as the network plugin
 /// (Calico, projectcalico/calico#8379) answers it.
-pub(super) fn sandbox_failed(namespace: &str, pod: &str, node: &str) -> Value {
+pub fn sandbox_failed(namespace: &str, pod: &str, node: &str) -> Value {
     let message = "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox \"d9f4c91394d548cca1b189e665fd0532f158bb5bb4407153aa48e1af40afe2f0\": plugin type=\"calico\" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized";
     json!({"apiVersion": "v1", "kind": "Event",
         "metadata": {"name": format!("{pod}.sandbox"), "namespace": namespace},
@@ -366,7 +369,7 @@ pub(super) fn sandbox_failed(namespace: &str, pod: &str, node: &str) -> Value {
 }
 
 /// The network plugin fails on one node only: that node's pods get no sandbox.
-pub(super) fn cni_down_on_one_node() -> Vec<Value> {
+pub fn cni_down_on_one_node() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
     for (ns, pod) in [
         ("shop", "web-6c8d9-a"),
@@ -380,7 +383,7 @@ pub(super) fn cni_down_on_one_node() -> Vec<Value> {
 }
 
 /// The network plugin's credentials are refused everywhere: no node starts a pod.
-pub(super) fn cni_down_everywhere() -> Vec<Value> {
+pub fn cni_down_everywhere() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
     for (i, node) in ["worker-1", "worker-2", "worker-3", "worker-1"]
         .iter()
@@ -396,7 +399,7 @@ pub(super) fn cni_down_everywhere() -> Vec<Value> {
 /// A Deployment and its ReplicaSet `rs` (the pods' owner), as the deployment
 /// controller leaves them when `unavailable` of `replicas` pods are not
 /// available; `progressing` is its Progressing condition (status, reason).
-pub(super) fn deployment(
+pub fn deployment(
     namespace: &str,
     name: &str,
     rs: &str,
@@ -444,7 +447,7 @@ pub(super) fn deployment(
 
 /// A rolling update whose new image does not exist: the controller gave up
 /// after progressDeadlineSeconds while the old pod serves.
-pub(super) fn rollout_stuck() -> Vec<Value> {
+pub fn rollout_stuck() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     objects.extend(deployment(
         "web",
@@ -483,7 +486,7 @@ pub(super) fn rollout_stuck() -> Vec<Value> {
 
 /// A StatefulSet update whose new revision crash-loops on its highest ordinal:
 /// the update stops there, the two others serve the old revision.
-pub(super) fn statefulset_update_stuck() -> Vec<Value> {
+pub fn statefulset_update_stuck() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
     objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
         "metadata": {"name": "kafka", "namespace": "streaming", "uid": uid("kafka"), "generation": 4},
@@ -528,7 +531,7 @@ pub(super) fn statefulset_update_stuck() -> Vec<Value> {
 
 /// A Job whose every pod runs out of memory: the job controller fails it at
 /// its backoff limit.
-pub(super) fn job_failed() -> Vec<Value> {
+pub fn job_failed() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1"]);
     objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": "monthly-invoices", "namespace": "reports", "uid": uid("monthly-invoices")},
@@ -562,7 +565,7 @@ pub(super) fn job_failed() -> Vec<Value> {
 
 /// A Helm chart's wait-for-db init container loops for an hour on a database
 /// Service with no endpoint; the app's other pod runs.
-pub(super) fn init_container_stuck() -> Vec<Value> {
+pub fn init_container_stuck() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     objects.extend(deployment(
         "orders",
@@ -599,7 +602,7 @@ pub(super) fn init_container_stuck() -> Vec<Value> {
 
 /// A Job that replaces pods only once gone (it has a podFailurePolicy) waits for
 /// its pod on a powered-off node: the node's page covers the Job's ticket.
-pub(super) fn job_on_lost_node() -> Vec<Value> {
+pub fn job_on_lost_node() -> Vec<Value> {
     let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
     objects.push(node("worker-3", false));
     objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
@@ -617,5 +620,191 @@ pub(super) fn job_on_lost_node() -> Vec<Value> {
         ),
         900,
     ));
+    objects
+}
+
+/// A pod of `owner` that no scheduler has touched since it was created
+/// `age` seconds ago: no node, no PodScheduled condition.
+pub fn unscheduled(namespace: &str, name: &str, owner_ref: Value, image: &str, age: i64) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "uid": uid(name),
+            "creationTimestamp": at(-age), "ownerReferences": owner_ref},
+        "spec": {"schedulerName": "default-scheduler", "containers": [{"name": "app", "image": image}]},
+        "status": {"phase": "Pending", "qosClass": "BestEffort"}})
+}
+
+/// kube-scheduler is down (seed 001): every new pod of a rollout and of a
+/// StatefulSet's scale-up waits with no node and no PodScheduled condition,
+/// while the pods scheduled before serve.
+pub fn scheduler_down() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.extend(deployment(
+        "shop",
+        "web",
+        "web-6c8d9f7b5",
+        3,
+        2,
+        ("True", "ReplicaSetUpdated"),
+    ));
+    objects.push(running(
+        "shop",
+        "web-6c8d9f7b5-aaaaa",
+        "worker-1",
+        owner("ReplicaSet", "web-6c8d9f7b5"),
+        "ghcr.io/acme/web:3.1",
+    ));
+    for pod in ["web-6c8d9f7b5-bbbbb", "web-6c8d9f7b5-ccccc"] {
+        objects.push(unscheduled(
+            "shop",
+            pod,
+            owner("ReplicaSet", "web-6c8d9f7b5"),
+            "ghcr.io/acme/web:3.1",
+            1800,
+        ));
+    }
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "queue", "namespace": "orders", "uid": uid("queue"), "creationTimestamp": at(-86400)},
+        "spec": {"replicas": 3, "serviceName": "queue", "podManagementPolicy": "Parallel"},
+        "status": {"replicas": 3, "readyReplicas": 2, "currentReplicas": 3, "updatedReplicas": 3}}));
+    for (i, node) in ["worker-1", "worker-2"].iter().enumerate() {
+        objects.push(running(
+            "orders",
+            &format!("queue-{i}"),
+            node,
+            owner("StatefulSet", "queue"),
+            "rabbitmq:3.13",
+        ));
+    }
+    objects.push(unscheduled(
+        "orders",
+        "queue-2",
+        owner("StatefulSet", "queue"),
+        "rabbitmq:3.13",
+        1700,
+    ));
+    objects
+}
+
+/// A Ready node whose kubelet reports pressure: it carries the pressure taint.
+pub fn pressured(name: &str, taint: &str) -> Value {
+    let mut node = node(name, true);
+    node["spec"]["taints"] = json!([{"key": taint, "effect": "NoSchedule", "timeAdded": at(-2000)}]);
+    node
+}
+
+/// The CI nodes' disks fill up: a rollout's new pods can go nowhere else (the
+/// third node is dedicated to others) and wait.
+pub fn nodes_under_pressure() -> Vec<Value> {
+    let mut objects = vec![
+        pressured("ci-1", "node.kubernetes.io/disk-pressure"),
+        pressured("ci-2", "node.kubernetes.io/disk-pressure"),
+        pressured("gpu-1", "dedicated"),
+    ];
+    objects.extend(deployment(
+        "ci",
+        "runner",
+        "runner-7f8d9",
+        2,
+        2,
+        ("True", "ReplicaSetUpdated"),
+    ));
+    for pod in ["runner-7f8d9-aaaaa", "runner-7f8d9-bbbbb"] {
+        let mut pod = unscheduled("ci", pod, owner("ReplicaSet", "runner-7f8d9"), "ghcr.io/acme/runner:5", 1800);
+        pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+            "message": "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: }, 2 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            "lastTransitionTime": at(-1790)}]);
+        objects.push(pod);
+    }
+    objects
+}
+
+/// The ResourceQuota of a team's namespace is used up: its Deployment's
+/// ReplicaSet is refused the pods a scale-up asks for.
+pub fn quota_exceeded() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "invoice", "namespace": "billing", "uid": uid("invoice"), "generation": 3},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "invoice"}}},
+        "status": {"observedGeneration": 3, "replicas": 1, "availableReplicas": 1, "readyReplicas": 1,
+            "unavailableReplicas": 2,
+            "conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+                "message": "pods \"invoice-6d5f7c9b8-x2k4p\" is forbidden: exceeded quota: compute, requested: limits.cpu=1, used: limits.cpu=4, limited: limits.cpu=4",
+                "lastTransitionTime": at(-1500)}]}}));
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "invoice-6d5f7c9b8", "namespace": "billing", "uid": uid("invoice-6d5f7c9b8"),
+            "creationTimestamp": at(-1600), "ownerReferences": owner("Deployment", "invoice")},
+        "spec": {"replicas": 3}, "status": {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+            "conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate",
+                "message": "pods \"invoice-6d5f7c9b8-x2k4p\" is forbidden: exceeded quota: compute, requested: limits.cpu=1, used: limits.cpu=4, limited: limits.cpu=4",
+                "lastTransitionTime": at(-1500)}]}}));
+    objects.push(running(
+        "billing",
+        "invoice-6d5f7c9b8-aaaaa",
+        "worker-1",
+        owner("ReplicaSet", "invoice-6d5f7c9b8"),
+        "ghcr.io/acme/invoice:2.0",
+    ));
+    objects.push(failed_create(
+        "billing",
+        "ReplicaSet",
+        "invoice-6d5f7c9b8",
+        "replicaset-controller",
+        "Error creating: pods \"invoice-6d5f7c9b8-x2k4p\" is forbidden: exceeded quota: compute, requested: limits.cpu=1, used: limits.cpu=4, limited: limits.cpu=4",
+    ));
+    objects
+}
+
+/// A namespace being deleted while its Job still wants a pod: the API server
+/// refuses every new pod in it (antrea-io/antrea's e2e logs).
+pub fn namespace_deleted() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1"]);
+    objects.push(json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "antrea-test", "uid": uid("antrea-test"), "creationTimestamp": at(-86400),
+            "deletionTimestamp": at(-1500)},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Terminating"}}));
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "test-pod", "namespace": "antrea-test", "uid": uid("test-pod"), "creationTimestamp": at(-1600)},
+        "spec": {"completions": 1, "parallelism": 1, "backoffLimit": 6},
+        "status": {"active": 0, "startTime": at(-1600)}}));
+    objects.push(failed_create(
+        "antrea-test",
+        "Job",
+        "test-pod",
+        "job-controller",
+        "Error creating: pods \"test-pod-0-hq7ym9ch\" is forbidden: unable to create new content in namespace antrea-test because it is being terminated",
+    ));
+    objects
+}
+
+/// The GPU nodes' DRA driver is not registered with their kubelets: pods
+/// whose claims were allocated there wait in ContainerCreating.
+pub fn device_driver_missing() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["gpu-1", "gpu-2"]);
+    for (pod, node) in [("trainer-0", "gpu-1"), ("trainer-1", "gpu-2")] {
+        let mut waiting = waiting(
+            "ml",
+            pod,
+            node,
+            "ghcr.io/acme/trainer:1.0",
+            "ContainerCreating",
+            "",
+        );
+        waiting["status"]["containerStatuses"][0]["state"] =
+            json!({"waiting": {"reason": "ContainerCreating"}});
+        objects.push(waiting);
+        let mut event = kubelet_event(
+            "ml",
+            pod,
+            node,
+            "FailedPrepareDynamicResources",
+            "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver gpu.example.com is not registered",
+        );
+        event["involvedObject"]
+            .as_object_mut()
+            .unwrap()
+            .remove("fieldPath");
+        objects.push(event);
+    }
     objects
 }
