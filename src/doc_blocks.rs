@@ -26,6 +26,11 @@ pub fn blocks() -> Vec<Block> {
             text: catalogue.causes_markdown(),
         },
         Block {
+            path: "docs/causes.md",
+            name: "roots",
+            text: catalogue.roots_markdown(),
+        },
+        Block {
             path: "docs/metrics.md",
             name: "catalogue",
             text: catalogue.metrics_markdown(),
@@ -93,6 +98,12 @@ mod tests {
             "vocabulary",
             &Catalogue::new().causes_markdown(),
         );
+    }
+
+    /// docs/causes.md carries the root causes' vocabularies.
+    #[test]
+    fn docs_list_the_root_causes() {
+        check("docs/causes.md", "roots", &Catalogue::new().roots_markdown());
     }
 
     /// docs/metrics.md carries every family generated from findings.

@@ -37,4 +37,13 @@
       },
     } + (if keep == null then {} else { keep_firing_for: keep })
   ),
+
+  // A Prometheus duration (`90s`, `15m`, `1h30m`) in seconds.
+  seconds(duration):: (
+    local units = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+    local step(acc, c) =
+      if std.member('0123456789', c) then acc { n: acc.n * 10 + std.parseInt(c) }
+      else { total: acc.total + acc.n * units[c], n: 0 };
+    std.foldl(step, std.stringChars(duration), { total: 0, n: 0 }).total
+  ),
 }

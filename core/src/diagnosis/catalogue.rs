@@ -7,7 +7,8 @@
 use serde::Serialize;
 
 use super::metric::{FINDINGS_HELP, FINDINGS_METRIC, FOLDED_HELP, FOLDED_METRIC, Identity};
-use super::{Anomaly, Cause, FAMILIES, ProbeFailure, Runbook};
+use super::roots::ROOT_FAMILIES;
+use super::{Anomaly, Cause, FAMILIES, ProbeFailure, RootCause, RootKind, Runbook, VictimKind};
 use crate::model::Kind;
 
 #[derive(Debug, Serialize)]
@@ -19,6 +20,34 @@ pub struct Catalogue {
     pub labels: Vec<LabelEntry>,
     pub metrics: Vec<MetricEntry>,
     pub alerts: Vec<AlertEntry>,
+    /// What a root cause can be, why it explains, and what its victims are.
+    pub roots: RootsEntry,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RootsEntry {
+    pub kinds: Vec<LabelEntry>,
+    pub causes: Vec<RootCauseEntry>,
+    pub victims: Vec<VictimEntry>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RootCauseEntry {
+    pub root_cause: &'static str,
+    /// What its roots are (none for a pod template: its workload's kind).
+    pub root_kind: Option<&'static str>,
+    /// The alert that speaks for it (none for a pod template: its verdict's).
+    pub alert: Option<&'static str>,
+    pub description: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VictimEntry {
+    pub victim_kind: &'static str,
+    pub description: &'static str,
+    /// The labels naming one, as kube-state-metrics (and so the
+    /// kubernetes-mixin's alerts) name the object.
+    pub labels: &'static [&'static str],
 }
 
 #[derive(Debug, Serialize)]
@@ -124,6 +153,18 @@ fn metric_entries() -> Vec<MetricEntry> {
             example: "max by (family) (kube_lifecycle_series_folded) > 0",
         },
     ];
+    for family in ROOT_FAMILIES {
+        metrics.push(MetricEntry {
+            metric: family.name,
+            type_: "gauge",
+            help: family.help,
+            object_labels: vec![],
+            labels: family.labels.to_vec(),
+            anomalies: vec![],
+            family: None,
+            example: family.example,
+        });
+    }
     for family in FAMILIES {
         for m in family.metrics {
             metrics.push(MetricEntry {
@@ -206,6 +247,33 @@ impl Catalogue {
                 .collect(),
             metrics: metric_entries(),
             alerts: alert_entries(),
+            roots: RootsEntry {
+                kinds: RootKind::ALL
+                    .iter()
+                    .map(|k| LabelEntry {
+                        label: "root_kind",
+                        value: k.as_str(),
+                        description: k.description(),
+                    })
+                    .collect(),
+                causes: RootCause::ALL
+                    .iter()
+                    .map(|c| RootCauseEntry {
+                        root_cause: c.as_str(),
+                        root_kind: c.kind().map(RootKind::as_str),
+                        alert: c.alert().map(Runbook::alert),
+                        description: c.description(),
+                    })
+                    .collect(),
+                victims: VictimKind::ALL
+                    .iter()
+                    .map(|k| VictimEntry {
+                        victim_kind: k.as_str(),
+                        description: k.description(),
+                        labels: k.labels(),
+                    })
+                    .collect(),
+            },
         }
     }
 
@@ -233,6 +301,41 @@ impl Catalogue {
         out.push_str("### label `probe_failure`\n\nWhat a failing probe's message says, on `crash_loop` findings caused by a probe and on `pod_not_ready` findings with probe evidence.\n\n| probe_failure | meaning |\n|---|---|\n");
         for label in &self.labels {
             out.push_str(&format!("| `{}` | {} |\n", label.value, label.description));
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The root causes' vocabularies as markdown (the generated block of
+    /// `docs/causes.md`'s "Root causes").
+    pub fn roots_markdown(&self) -> String {
+        let mut out = String::from(
+            "### label `root_kind`: what a root cause is\n\n| root_kind | meaning |\n|---|---|\n",
+        );
+        for e in &self.roots.kinds {
+            out.push_str(&format!("| `{}` | {} |\n", e.value, e.description));
+        }
+        out.push_str("\n### label `root_cause`: why it explains its victims\n\n| root_cause | root_kind | alert | meaning |\n|---|---|---|---|\n");
+        let or_dash = |v: Option<&str>| v.map_or("-".to_string(), |v| format!("`{v}`"));
+        for c in &self.roots.causes {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                c.root_cause,
+                c.root_kind.map_or("the workload's".to_string(), |k| format!("`{k}`")),
+                c.alert.map_or("its verdict's".to_string(), |a| or_dash(Some(a))),
+                c.description
+            ));
+        }
+        out.push('\n');
+        out.push_str("### label `victim_kind`: what a victim is\n\n| victim_kind | labels | meaning |\n|---|---|---|\n");
+        for v in &self.roots.victims {
+            let labels: Vec<String> = v.labels.iter().map(|l| format!("`{l}`")).collect();
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                v.victim_kind,
+                labels.join(", "),
+                v.description
+            ));
         }
         out.push('\n');
         out
@@ -326,7 +429,10 @@ mod tests {
         }));
         // Every metric family of every anomaly family, and the two totals.
         let per_family: usize = FAMILIES.iter().map(|f| f.metrics.len()).sum();
-        assert_eq!(catalogue.metrics.len(), per_family + 2);
+        assert_eq!(
+            catalogue.metrics.len(),
+            per_family + 2 + ROOT_FAMILIES.len()
+        );
         let parsed: serde_json::Value = serde_json::from_str(&catalogue.json()).unwrap();
         assert!(parsed["families"].as_array().unwrap().len() >= 10);
     }

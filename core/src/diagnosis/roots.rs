@@ -49,23 +49,52 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// Why a root cause explains its victims (label `root_cause`).
+    /// Why a root cause explains its victims (label `root_cause`), and the
+    /// alert that speaks for it (a workload's pod template: its verdict's).
     pub enum RootCause {
-        NodeLost = "node_lost": "The node is NotReady or unreachable, or gone (not declared out of service): nothing runs or stops on it; every pod bound to it is a victim, and the workloads they belong to.",
-        Cni = "cni": "The node's network plugin (CNI) fails to set up pod sandboxes: its new pods stay in ContainerCreating.",
-        SandboxImagePull = "sandbox_image_pull": "The node cannot pull the sandbox (pause) image: its new pods stay in ContainerCreating.",
-        SandboxOther = "sandbox_other": "The node's runtime fails to create pod sandboxes for another reason.",
-        NodeDiskPressure = "node_disk_pressure": "The node reports disk pressure: pods that could only go there stay Pending.",
-        NodeMemoryPressure = "node_memory_pressure": "The node reports memory pressure: pods that could only go there stay Pending.",
-        NodePidPressure = "node_pid_pressure": "The node reports PID pressure: pods that could only go there stay Pending.",
-        RegistryUnreachable = "registry_unreachable": "The registry cannot be pulled from: it does not resolve, refuses or drops connections, times out, rate-limits, or its TLS is not trusted.",
-        ImageUnavailable = "image_unavailable": "The registry does not serve the images its victims name: they do not exist there, or it refuses the credentials.",
-        WebhookUnreachable = "webhook_unreachable": "The API server cannot call the admission webhook, which fails closed: the pods it covers are refused.",
-        NotScheduled = "not_scheduled": "The scheduler never acts on the pods that name it: it is down or not working.",
-        QuotaExceeded = "quota_exceeded": "The ResourceQuota is used up: the API server refuses its namespace's new pods.",
-        NamespaceTerminating = "namespace_terminating": "The namespace is being deleted: the API server refuses new pods in it.",
-        DevicesNotPrepared = "devices_not_prepared": "The DRA driver does not prepare the pods' devices on their node.",
+        NodeLost = "node_lost" => NodeLost: "The node is NotReady or unreachable, or gone (not declared out of service): nothing runs or stops on it; every pod bound to it is a victim, and the workloads they belong to.",
+        Cni = "cni" => PodSandboxFailingOnNode: "The node's network plugin (CNI) fails to set up pod sandboxes: its new pods stay in ContainerCreating.",
+        SandboxImagePull = "sandbox_image_pull" => PodSandboxFailingOnNode: "The node cannot pull the sandbox (pause) image: its new pods stay in ContainerCreating.",
+        SandboxOther = "sandbox_other" => PodSandboxFailingOnNode: "The node's runtime fails to create pod sandboxes for another reason.",
+        NodeDiskPressure = "node_disk_pressure" => NodesUnderPressure: "The node reports disk pressure: pods that could only go there stay Pending.",
+        NodeMemoryPressure = "node_memory_pressure" => NodesUnderPressure: "The node reports memory pressure: pods that could only go there stay Pending.",
+        NodePidPressure = "node_pid_pressure" => NodesUnderPressure: "The node reports PID pressure: pods that could only go there stay Pending.",
+        RegistryUnreachable = "registry_unreachable" => RegistryPullFailing: "The registry cannot be pulled from: it does not resolve, refuses or drops connections, times out, rate-limits, or its TLS is not trusted.",
+        ImageUnavailable = "image_unavailable" => RegistryPullFailing: "The registry does not serve the images its victims name: they do not exist there, or it refuses the credentials.",
+        WebhookUnreachable = "webhook_unreachable" => AdmissionWebhookUnreachable: "The API server cannot call the admission webhook, which fails closed: the pods it covers are refused.",
+        NotScheduled = "not_scheduled" => SchedulerNotScheduling: "The scheduler never acts on the pods that name it: it is down or not working.",
+        QuotaExceeded = "quota_exceeded" => PodCreateQuotaExceeded: "The ResourceQuota is used up: the API server refuses its namespace's new pods.",
+        NamespaceTerminating = "namespace_terminating" => PodCreateRefused: "The namespace is being deleted: the API server refuses new pods in it.",
+        DevicesNotPrepared = "devices_not_prepared" => PodContainerCreatingStuck: "The DRA driver does not prepare the pods' devices on their node.",
         PodTemplate = "pod_template": "The workload's pods fail the same way wherever they run (their image, their configuration, their command): its verdict names their cause.",
+    }
+}
+
+impl RootCause {
+    /// What a root cause of this kind is (a pod template: its workload's
+    /// kind, which varies).
+    pub fn kind(self) -> Option<RootKind> {
+        Some(match self {
+            RootCause::NodeLost
+            | RootCause::Cni
+            | RootCause::SandboxImagePull
+            | RootCause::SandboxOther
+            | RootCause::NodeDiskPressure
+            | RootCause::NodeMemoryPressure
+            | RootCause::NodePidPressure => RootKind::Node,
+            RootCause::RegistryUnreachable | RootCause::ImageUnavailable => RootKind::Registry,
+            RootCause::WebhookUnreachable => RootKind::Webhook,
+            RootCause::NotScheduled => RootKind::Scheduler,
+            RootCause::QuotaExceeded => RootKind::ResourceQuota,
+            RootCause::NamespaceTerminating => RootKind::Namespace,
+            RootCause::DevicesNotPrepared => RootKind::DeviceDriver,
+            RootCause::PodTemplate => return None,
+        })
+    }
+
+    /// The alert that speaks for it, when it is always the same one.
+    pub fn alert(self) -> Option<Runbook> {
+        self.runbook()
     }
 }
 
@@ -161,6 +190,11 @@ impl RootKey {
             name: name.into(),
             cause,
         }
+    }
+
+    /// The root cause `cause` names, by the kind it declares.
+    fn of(cause: RootCause, name: impl Into<String>) -> Option<Self> {
+        Some(RootKey::new(cause.kind()?, name, cause))
     }
 
     /// Whether `victim` is the workload this root is the pod template of.
@@ -391,38 +425,30 @@ impl<'a> Found<'a> {
             // other finding about a pod (or naming one) on a lost node is
             // explained by it too.
             if self.lost_since(node).is_some() {
-                return Some(RootKey::new(RootKind::Node, node, RootCause::NodeLost));
+                return RootKey::of(RootCause::NodeLost, node);
             }
         }
         let node = f.node.clone().unwrap_or_default();
         match (f.cause, &f.detail) {
             (Cause::ContainerCreating(c), _) if f.cause.tags().contains(&"sandbox") => {
-                Some(RootKey::new(RootKind::Node, node, sandbox_root(c.as_str())?))
+                RootKey::of(sandbox_root(c.as_str())?, node)
             }
-            (Cause::ContainerCreating(CreatingCause::DevicesNotPrepared), _) => Some(RootKey::new(
-                RootKind::DeviceDriver,
-                driver_named(&f.message).unwrap_or(&node),
+            (Cause::ContainerCreating(CreatingCause::DevicesNotPrepared), _) => RootKey::of(
                 RootCause::DevicesNotPrepared,
-            )),
-            (Cause::PodPending(PendingCause::NotScheduled), _) => Some(RootKey::new(
-                RootKind::Scheduler,
-                self.scheduler_of(f),
-                RootCause::NotScheduled,
-            )),
-            (Cause::PodPending(p), _) if pressure_root(p).is_some() => {
-                // One key per pressured node: the first here, the others
-                // added by `explain`.
-                Some(RootKey::new(
-                    RootKind::Node,
-                    pressured_nodes(f).first().cloned().unwrap_or_default(),
-                    pressure_root(p)?,
-                ))
+                driver_named(&f.message).unwrap_or(&node),
+            ),
+            (Cause::PodPending(PendingCause::NotScheduled), _) => {
+                RootKey::of(RootCause::NotScheduled, self.scheduler_of(f))
             }
-            (Cause::ImagePull(_), Detail::ImagePull { registry, .. }) => Some(RootKey::new(
-                RootKind::Registry,
-                registry.as_str(),
-                registry_root(f.cause)?,
-            )),
+            // One key per pressured node: the first here, the others added
+            // by `explain`.
+            (Cause::PodPending(p), _) => RootKey::of(
+                pressure_root(p)?,
+                pressured_nodes(f).first().cloned().unwrap_or_default(),
+            ),
+            (Cause::ImagePull(_), Detail::ImagePull { registry, .. }) => {
+                RootKey::of(registry_root(f.cause)?, registry.as_str())
+            }
             (
                 _,
                 Detail::Verdict {
@@ -430,29 +456,24 @@ impl<'a> Found<'a> {
                     registry: Some(registry),
                     ..
                 },
-            ) => Some(RootKey::new(
-                RootKind::Registry,
-                registry.as_str(),
+            ) => RootKey::of(
                 registry_root(Cause::from_labels(Anomaly::ImagePull.as_str(), pod_cause)?)?,
-            )),
+                registry.as_str(),
+            ),
             (Cause::PodCreateRefused(r), Detail::Refused { webhook, quota, .. }) => {
                 let namespace = f.namespace.as_deref().unwrap_or_default();
                 match r {
-                    RefusalCause::WebhookUnreachable => Some(RootKey::new(
-                        RootKind::Webhook,
-                        webhook.as_deref().unwrap_or_default(),
+                    RefusalCause::WebhookUnreachable => RootKey::of(
                         RootCause::WebhookUnreachable,
-                    )),
-                    RefusalCause::QuotaExceeded => Some(RootKey::new(
-                        RootKind::ResourceQuota,
-                        format!("{namespace}/{}", quota.as_deref().unwrap_or_default()),
+                        webhook.as_deref().unwrap_or_default(),
+                    ),
+                    RefusalCause::QuotaExceeded => RootKey::of(
                         RootCause::QuotaExceeded,
-                    )),
-                    RefusalCause::NamespaceTerminating => Some(RootKey::new(
-                        RootKind::Namespace,
-                        namespace,
-                        RootCause::NamespaceTerminating,
-                    )),
+                        format!("{namespace}/{}", quota.as_deref().unwrap_or_default()),
+                    ),
+                    RefusalCause::NamespaceTerminating => {
+                        RootKey::of(RootCause::NamespaceTerminating, namespace)
+                    }
                     _ => None,
                 }
             }
@@ -478,14 +499,14 @@ impl<'a> Found<'a> {
                 pressured_nodes(f)
                     .iter()
                     .skip(1)
-                    .map(|n| RootKey::new(RootKind::Node, n.as_str(), key.cause)),
+                    .filter_map(|n| RootKey::of(key.cause, n.as_str())),
             );
         }
         let victims = self.victims_of(f);
         for key in keys {
             if key.kind == RootKind::Node && key.cause == RootCause::NodeLost {
                 let since = self.lost_since(&key.name).flatten();
-                self.root(&key, Runbook::NodeLost).since(since);
+                self.root(&key, runbook_of(&key, f)).since(since);
             }
             let root = self.root(&key, runbook_of(&key, f));
             root.since(f.since);
@@ -603,7 +624,9 @@ impl<'a> Found<'a> {
                     victims.extend(self.workload(&namespace, &kind, &owner));
                 }
             }
-            let key = RootKey::new(RootKind::Node, node, RootCause::NodeLost);
+            let Some(key) = RootKey::of(RootCause::NodeLost, node) else {
+                continue;
+            };
             if let Some(root) = self.roots.get_mut(&key) {
                 root.victims.extend(victims);
             }
@@ -640,15 +663,10 @@ impl<'a> Found<'a> {
 /// The scheduler a pod with no `schedulerName` gets.
 const DEFAULT_SCHEDULER: &str = "default-scheduler";
 
-/// The alert that speaks for a root: a lost node's page for its victims,
-/// else the alert of the finding that named it.
+/// The alert that speaks for a root: its cause's, else (a pod template)
+/// the alert of the verdict that named it.
 fn runbook_of(key: &RootKey, f: &Finding) -> Runbook {
-    match key.cause {
-        RootCause::NodeLost => Runbook::NodeLost,
-        RootCause::RegistryUnreachable | RootCause::ImageUnavailable => Runbook::RegistryPullFailing,
-        RootCause::WebhookUnreachable => Runbook::AdmissionWebhookUnreachable,
-        _ => f.runbook(),
-    }
+    key.cause.alert().unwrap_or(f.runbook())
 }
 
 /// A registry's part in a pull that fails: its transport, or the images it
