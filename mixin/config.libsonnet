@@ -35,6 +35,10 @@
       page: 'critical',
       ticket: 'warning',
       info: 'info',
+      // KubeLifecycleExplainedByRootCause: never notifies (routed to a receiver
+      // with no integration); it only folds other alerts about a root cause's
+      // victims.
+      silent: 'none',
     },
 
     // A firing alert stays firing this long after its series disappear, so that a
@@ -59,6 +63,51 @@
     // (the network plugin, the sandbox image) on at least this many nodes are the
     // cluster's outage, not one node's.
     sandboxFailingNodes: 2,
+
+    // Other packs' alerts about one object, by the kind of object
+    // (alerts/README.md: victim kinds) and their `for`: while the alert about a
+    // root cause fires, KubeLifecycleExplainedByRootCause inhibits them for each
+    // object it explains (matching on the labels that name the object). The
+    // default is the kubernetes-mixin's (alerts/apps_alerts.libsonnet,
+    // kube_proxy.libsonnet); an alert whose `for` is not at least 2 minutes
+    // longer than the root cause's alert is left out, so that it is never
+    // inhibited after it notified.
+    otherPacksAlerts: {
+      pod: {
+        KubePodNotReady: '15m',
+        KubePodCrashLooping: '15m',
+        KubeContainerWaiting: '1h',
+        // kube-proxy's scrape target is its pod (Prometheus Operator labels it
+        // namespace and pod): a lost node's kube-proxy pod is a victim.
+        KubeProxyInstanceUnreachable: '15m',
+      },
+      deployment: {
+        KubeDeploymentReplicasMismatch: '15m',
+        KubeDeploymentRolloutStuck: '15m',
+      },
+      statefulset: {
+        KubeStatefulSetReplicasMismatch: '15m',
+        KubeStatefulSetUpdateNotRolledOut: '15m',
+      },
+      daemonset: {
+        KubeDaemonSetRolloutStuck: '15m',
+        KubeDaemonSetNotScheduled: '10m',
+        KubeDaemonSetMisScheduled: '15m',
+      },
+      // Its expression fires once a Job has been active 12 hours.
+      job: { KubeJobNotCompleted: '12h', KubeJobFailed: '15m' },
+      namespace: {},
+    },
+    // The kubernetes-mixin's alerts about a node a lost node's page stands for
+    // (those that carry the `node` label: kubelet.libsonnet; the kubelet's and
+    // kube-proxy's targets where the scrape configuration names their node).
+    otherPacksNodeAlerts: [
+      'KubeNodeNotReady',
+      'KubeNodeUnreachable',
+      'KubeNodeReadinessFlapping',
+      'KubeletInstanceUnreachable',
+      'KubeProxyInstanceUnreachable',
+    ],
 
     // Per-alert overrides, by alert name: `severity` (a label value), `for`,
     // `keep_firing_for`, extra `labels`. Keep an inhibiting alert's `for` no longer

@@ -1,4 +1,5 @@
-// The rule groups, in the order the rule file lists them.
+// The rule groups, in the order the rule file lists them; roots.libsonnet last:
+// it marks the alerts that speak for root causes, and adds the one that folds.
 (import 'terminating.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'verdicts.libsonnet')
@@ -10,3 +11,4 @@
 + (import 'images.libsonnet')
 + (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')
++ (import 'roots.libsonnet')

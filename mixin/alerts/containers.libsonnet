@@ -33,7 +33,7 @@ local rules = import '../lib/rules.libsonnet';
               %s
             )
           ||| % [rules.by(c, ['node', 'cause']), creating(catalogue.matcher('KubeLifecyclePodSandboxFailingOnNode'))],
-          'for': '10m',
+          'for': '8m',
           tier: 'ticket',
           summary: 'A node cannot create pod sandboxes: its pods stay in ContainerCreating.',
           description: '{{ $value }} pod(s) on node {{ $labels.node }}%s cannot get a sandbox ({{ $labels.cause }}): the node\'s network plugin or sandbox (pause) image fails, not the pods.' % rules.inCluster(c),

@@ -1,4 +1,5 @@
 local catalogue = import '../lib/catalogue.libsonnet';
+local rules = import '../lib/rules.libsonnet';
 // Alertmanager inhibitions: where one alert explains others, the others stay quiet.
 // Rendered into alerts/alertmanager.yaml (this pack's own), alerts/
 // kubernetes-mixin-inhibitions.yaml (this pack's precise alerts silencing the
@@ -22,20 +23,80 @@ local catalogue = import '../lib/catalogue.libsonnet';
     'KubeLifecycleJobNotCompleted',
   ],
 
+  // Where a root cause's alert fires, KubeLifecycleExplainedByRootCause fires
+  // for each object it explains (alerts/roots.libsonnet) and inhibits the
+  // alerts about that object, matching on the labels that name it: ours
+  // (alertmanager.yaml) and other packs' (kubernetes-mixin-inhibitions.yaml).
+  // A pod or workload is matched on every naming label at once (an alert
+  // about a Deployment has no `pod`, so it matches no pod); a root's pods
+  // folded above the series ceiling, and namespaces, on the namespace. One set
+  // of rules per group of root causes whose slowest alert fires equally late:
+  // a target is inhibited only when its `for` is at least 2 minutes longer
+  // than that, so it never notifies before it is folded (the order
+  // tests/artifacts/alert_rules.rs checks).
+  local fors = {
+    [r.alert]: rules.seconds(r['for'])
+    for g in $.prometheusAlerts.groups
+    for r in g.rules
+    if std.objectHas(r, 'alert')
+  },
+  local rootFor(cause) = std.foldl(std.max, [
+    fors[alert]
+    for alert in std.objectFields($.rootAlerts)
+    if std.member($.rootAlerts[alert].causes, cause)
+  ], 0),
+  local rootCauses = std.set(std.flattenArrays([$.rootAlerts[a].causes for a in std.objectFields($.rootAlerts)])),
+  local causeGroups = [
+    { 'for': f, causes: [cause for cause in rootCauses if rootFor(cause) == f] }
+    for f in std.set([rootFor(cause) for cause in rootCauses])
+  ],
+  // The labels naming a pod or a workload, after its namespace.
+  local objectLabels = std.foldl(
+    function(acc, l) if std.member(acc, l) then acc else acc + [l],
+    std.flattenArrays([v.labels for v in catalogue.victims]),
+    [],
+  ),
+  // Our alerts about a pod or a workload, and about a namespace.
+  local ours = {
+    pod: catalogue.scoped('pod'),
+    objects: catalogue.scoped('pod') + catalogue.scoped('workload'),
+    namespace: catalogue.scoped('namespace'),
+  },
+  local others = {
+    pod: std.objectFields(c.otherPacksAlerts.pod),
+    objects: std.flattenArrays([
+      std.objectFields(c.otherPacksAlerts[kind])
+      for kind in std.objectFields(c.otherPacksAlerts)
+      if kind != 'namespace'
+    ]),
+    namespace: std.objectFields(c.otherPacksAlerts.namespace),
+  },
+  local forOf(alert) = if std.objectHas(fors, alert) then fors[alert] else (
+    local kinds = [k for k in std.objectFields(c.otherPacksAlerts) if std.objectHas(c.otherPacksAlerts[k], alert)];
+    rules.seconds(c.otherPacksAlerts[kinds[0]][alert])
+  ),
+  local explainedRules(targets) = std.flattenArrays([
+    local source = [
+      'alertname="%s"' % $.explainedAlert,
+      'root_cause=~"%s"' % std.join('|', group.causes),
+    ];
+    local later(list) = [a for a in list if forOf(a) >= group['for'] + 120];
+    local rule(extra, list, equal) =
+      if std.length(later(list)) == 0 then []
+      else [{
+        source_matchers: source + extra,
+        target_matchers: [names(later(list))],
+        equal: [c.clusterLabel] + equal,
+      }];
+    rule(['victim_kind!="namespace"'], targets.objects, objectLabels)
+    // Above the series ceiling a root's pods are folded by namespace (no pod
+    // label): its pods' alerts are inhibited namespace by namespace.
+    + rule(['victim_kind="pod"', 'pod=""'], targets.pod, ['namespace'])
+    + rule(['victim_kind="namespace"'], targets.namespace, ['namespace'])
+    for group in causeGroups
+  ]),
+
   alertmanagerInhibitRules:: [
-    {
-      // A lost node: its pods' Terminating alerts, and the Recreate Deployments
-      // and StatefulSets whose blocking pod sits on it.
-      source_matchers: ['alertname="KubeLifecycleNodeLost"'],
-      target_matchers: [names([
-        'KubeLifecyclePodTerminating.+',
-        'KubeLifecycleDeploymentRecreateBlocked',
-        'KubeLifecycleStatefulSetPodStuck',
-        'KubeLifecycleJobBlockedByTerminating',
-        'KubeLifecycleNamespaceTerminatingContent',
-      ] + verdictAlerts)],
-      equal: [c.clusterLabel, 'node'],
-    },
     {
       // One ticket per workload: its verdict (with its cause) stands for the
       // alerts of the pods it names, those of the controller in its owner_kind
@@ -46,40 +107,13 @@ local catalogue = import '../lib/catalogue.libsonnet';
       equal: [c.clusterLabel, 'namespace', 'owner_kind', 'owner_name'],
     },
     {
-      // A workload stuck on a failing registry: the registry's page covers it.
-      source_matchers: ['alertname="KubeLifecycleRegistryPullFailing"'],
-      target_matchers: [names(verdictAlerts), 'cause="image_pull"'],
-      equal: [c.clusterLabel, 'registry'],
-    },
-    {
       // Pod sandboxes failing for one cause on several nodes: the per-node
       // tickets for that cause.
       source_matchers: ['alertname="KubeLifecyclePodSandboxFailing"'],
       target_matchers: ['alertname="KubeLifecyclePodSandboxFailingOnNode"'],
       equal: [c.clusterLabel, 'cause'],
     },
-    {
-      // A failing registry: the per-pod alerts whose causes are the registry's.
-      // Not KubeLifecycleImagePullNodeImageStore: a node's own image store is
-      // never explained by a registry.
-      source_matchers: ['alertname="KubeLifecycleRegistryPullFailing"'],
-      target_matchers: [names([
-        'KubeLifecycleImagePullUnauthorized',
-        'KubeLifecycleImagePullNotFound',
-        'KubeLifecycleImagePullRegistryUnreachable',
-        'KubeLifecycleImagePullRateLimited',
-        'KubeLifecycleContainerImagePullFailing',
-      ])],
-      equal: [c.clusterLabel, 'registry'],
-    },
-    {
-      // An admission webhook that cannot be called: the workloads whose pods it
-      // refuses (their tickets name the webhook).
-      source_matchers: ['alertname="KubeLifecycleAdmissionWebhookUnreachable"'],
-      target_matchers: ['alertname="KubeLifecyclePodCreateRefused"'],
-      equal: [c.clusterLabel, 'webhook'],
-    },
-  ],
+  ] + explainedRules(ours),
 
   // This pack's alert (source) says why; the kubernetes-mixin's (target) only that.
   // Alert names and labels as the kubernetes-mixin defines them
@@ -164,8 +198,10 @@ local catalogue = import '../lib/catalogue.libsonnet';
       equal: [c.clusterLabel, 'namespace', 'daemonset'],
     },
     {
+      // A lost node: the mixin's alerts about the node itself (and its
+      // kubelet's and kube-proxy's targets where they carry `node`).
       source_matchers: ['alertname="KubeLifecycleNodeLost"'],
-      target_matchers: [names(['KubeNodeNotReady', 'KubeNodeUnreachable'])],
+      target_matchers: [names(c.otherPacksNodeAlerts)],
       equal: [c.clusterLabel, 'node'],
     },
     {
@@ -174,6 +210,13 @@ local catalogue = import '../lib/catalogue.libsonnet';
       source_matchers: ['alertname="KubeLifecycleSchedulerNotScheduling"'],
       target_matchers: ['alertname="KubeSchedulerDown"'],
       equal: [c.clusterLabel],
+    },
+    {
+      // Where the cluster is a series label, KubeSchedulerDown's absent() has
+      // none: it cannot be matched by cluster, and it says the scheduler is
+      // gone in every cluster the Prometheus holds.
+      source_matchers: ['alertname="KubeLifecycleSchedulerNotScheduling"'],
+      target_matchers: ['alertname="KubeSchedulerDown"', '%s=""' % c.clusterLabel],
     },
     // A workload whose pods the API server refuses is short of replicas, which
     // is all the mixin's alerts for it say. The per-workload refusal alerts carry
@@ -200,5 +243,5 @@ local catalogue = import '../lib/catalogue.libsonnet';
       target_matchers: ['alertname="KubeJobNotCompleted"'],
       equal: [c.clusterLabel, 'namespace', 'job_name'],
     },
-  ],
+  ] + explainedRules(others),
 }

@@ -34,7 +34,7 @@ local rules = import '../lib/rules.libsonnet';
               )
             )
           ||| % [rules.by(c, []), rules.by(c, ['namespace', 'pod']), pending(catalogue.matcher('KubeLifecycleSchedulerNotScheduling'))],
-          'for': '10m',
+          'for': '8m',
           tier: 'page',
           summary: 'Pods are not being scheduled at all.',
           description: '{{ $value }} pod(s)%s have no node and no PodScheduled condition long after creation, although their schedulerName is a scheduler the cluster uses: that scheduler is down or not working.' % rules.inCluster(c),
@@ -48,7 +48,7 @@ local rules = import '../lib/rules.libsonnet';
               )
             )
           ||| % [rules.by(c, ['cause']), rules.by(c, ['namespace', 'pod', 'cause']), pending(catalogue.matcher('KubeLifecycleNodesUnderPressure'))],
-          'for': '15m',
+          'for': '8m',
           tier: 'ticket',
           summary: 'Pods cannot be scheduled because nodes are under disk, memory or PID pressure.',
           description: '{{ $value }} pod(s)%s cannot be scheduled because nodes report {{ $labels.cause }}: those nodes are Ready but out of the resource their kubelet evicts for, and take no new pod until it is freed. The exporter\'s page names the nodes.' % rules.inCluster(c),

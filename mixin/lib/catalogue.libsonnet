@@ -10,6 +10,9 @@ local alertEntry(alert) = (
 );
 
 {
+  // The kinds of a root cause's victims, each with the labels that name one.
+  victims:: catalogue.roots.victims,
+
   // The alerts about one scope (`pod`, `workload`, `node`...), in the
   // catalogue's order.
   scoped(scope):: [a.alert for a in catalogue.alerts if a.scope == scope],

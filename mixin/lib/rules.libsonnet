@@ -19,7 +19,11 @@
   // `{{ with $labels.cluster }} in cluster {{ . }}{{ end }}`.
   inCluster(config):: '{{ with $labels.%s }} in cluster {{ . }}{{ end }}' % config.clusterLabel,
 
-  // One alert: `tier` is page, ticket or info (config.severities); _config.alerts
+  // The severity label of a tier; `silent` (the alert that never notifies)
+  // is `none` unless the configuration's severities name it.
+  severity(config, tier):: std.get(config.severities, tier, if tier == 'silent' then 'none' else error 'no severity for tier %s' % tier),
+
+  // One alert: `tier` is page, ticket, info or silent (config.severities); _config.alerts
   // may override severity, for, keep_firing_for and add labels.
   alert(config, spec):: (
     local override = std.get(config.alerts, spec.alert, {});
@@ -28,7 +32,7 @@
       alert: spec.alert,
       expr: spec.expr,
       'for': std.get(override, 'for', spec['for']),
-      labels: { severity: std.get(override, 'severity', config.severities[spec.tier]) }
+      labels: { severity: std.get(override, 'severity', $.severity(config, spec.tier)) }
               + std.get(override, 'labels', {}),
       annotations: {
         summary: spec.summary,

@@ -1,6 +1,7 @@
 // deploy/overlays/kube-prometheus-stack/alertmanager-values.yaml: Helm values for
 // the kube-prometheus-stack chart that add this pack's inhibitions.
 local mixin = import '../mixin.libsonnet';
+local rules = import '../lib/rules.libsonnet';
 local yaml = import '../lib/yaml.libsonnet';
 
 // The chart's own default inhibit_rules (charts/kube-prometheus-stack/values.yaml,
@@ -35,14 +36,32 @@ local chartDefaults = [
   #   helm upgrade <release> prometheus-community/kube-prometheus-stack -n <namespace> \
   #     --reuse-values -f deploy/overlays/kube-prometheus-stack/alertmanager-values.yaml
   #
+  # It also routes KubeLifecycleExplainedByRootCause (severity none) to the chart's
+  # 'null' receiver and ships the notification templates (alerts/templates/).
+  #
   # Helm replaces lists rather than merging them, so the chart's own default
-  # inhibit_rules (chart 88.5.3) come first; if you set inhibit_rules yourself, merge
-  # by hand. To change them, change mixin/ and rerun `cargo xtask generate`.
+  # inhibit_rules and route for Watchdog (chart 88.5.3) come first; if you set
+  # inhibit_rules or routes yourself, merge by hand. To change them, change mixin/ and rerun `cargo xtask generate`.
 |||
 + yaml.manifest({
   alertmanager: {
     config: {
       inhibit_rules: chartDefaults + mixin.alertmanagerInhibitRules + mixin.kubernetesMixinInhibitRules,
+      // KubeLifecycleExplainedByRootCause only inhibits: to the chart's 'null'
+      // receiver, before the chart's own route for Watchdog (repeated: Helm
+      // replaces lists).
+      route: {
+        routes: [
+          { receiver: 'null', matchers: ['severity="%s"' % rules.severity(mixin._config, 'silent')] },
+          { receiver: 'null', matchers: ['alertname = "Watchdog"'] },
+        ],
+      },
+    },
+    // The notification templates (alerts/templates/), loaded by the chart's
+    // default `templates: [/etc/alertmanager/config/*.tmpl]`; name them in your
+    // receivers (the file says how).
+    templateFiles: {
+      'kube-lifecycle.tmpl': mixin.notificationTemplates,
     },
   },
 })

@@ -37,9 +37,7 @@ pub(super) fn print(
             output::table::render(findings, now, links)
         }
         // The same JSON, with the characters a terminal would act on escaped.
-        Format::Json => {
-            terminal::json_escaped(&output::json::render(findings, links)).into_owned()
-        }
+        Format::Json => terminal::json_escaped(&output::json::render(findings, links)).into_owned(),
         // Label values are names from the input, which a dump does not
         // validate as the API server does.
         Format::Metrics => {

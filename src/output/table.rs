@@ -5,8 +5,8 @@ use jiff::Timestamp;
 use std::borrow::Borrow;
 
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{Finding, RootCauses};
 use crate::diagnosis::wording::short_age;
+use crate::diagnosis::{Finding, RootCauses};
 use crate::model::ContainerKind;
 
 use super::RunbookLinks;
@@ -27,9 +27,9 @@ pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> 
             .into_iter()
             .map(|(kind, n)| count(n, kind.as_str(), &format!("{}s", kind.as_str())))
             .collect();
-        let age = root
-            .since
-            .map_or(String::new(), |s| format!(", {}", short_age(now.duration_since(s))));
+        let age = root.since.map_or(String::new(), |s| {
+            format!(", {}", short_age(now.duration_since(s)))
+        });
         out.push_str(&visible(&format!(
             "  {} ({}{age}): {}; {}\n",
             root.key.id(),

@@ -123,7 +123,8 @@ fn every_alert_is_tested_firing_and_resolving() {
 
 #[test]
 fn every_alert_has_severity_summary_description_and_its_runbook_url() {
-    let severities = ["critical", "warning", "info"];
+    // `none`: KubeLifecycleExplainedByRootCause, which never notifies.
+    let severities = ["critical", "warning", "info", "none"];
     for rule in rules() {
         let Some(name) = rule["alert"].as_str() else {
             continue;
@@ -371,14 +372,73 @@ const KUBERNETES_MIXIN_FOR: &[(&str, &str)] = &[
     ("KubeStatefulSetUpdateNotRolledOut", "15m"),
     ("KubeDaemonSetNotScheduled", "10m"),
     ("KubeDaemonSetRolloutStuck", "15m"),
+    ("KubeDaemonSetMisScheduled", "15m"),
     ("KubeJobFailed", "15m"),
     ("KubeNodeNotReady", "15m"),
     ("KubeNodeUnreachable", "15m"),
+    ("KubeNodeReadinessFlapping", "15m"),
+    // lib/instance_unreachable_alert.libsonnet (kubelet.libsonnet, kube_proxy.libsonnet).
+    ("KubeletInstanceUnreachable", "15m"),
+    ("KubeProxyInstanceUnreachable", "15m"),
     ("KubeSchedulerDown", "15m"),
     // No `for`: its expression fires once a Job has been active longer than
     // kubeJobTimeoutDuration, 12 hours by default (config.libsonnet).
     ("KubeJobNotCompleted", "12h"),
 ];
+
+const EXPLAINED: &str = "KubeLifecycleExplainedByRootCause";
+
+/// The root causes an alert about root causes fires for: its constant
+/// `root_cause`, else the causes its expression selects, else those the
+/// catalogue says it speaks for.
+fn root_causes_of(name: &str, rule: &Value) -> Vec<String> {
+    let label = rule["labels"]["root_cause"].as_str().unwrap_or_default();
+    if !label.is_empty() && !label.contains("{{") {
+        return vec![label.to_string()];
+    }
+    let selected: Vec<String> = cause_matchers(rule["expr"].as_str().unwrap())
+        .into_iter()
+        .filter(|(op, _)| op == "=" || op == "=~")
+        .flat_map(|(_, v)| v.split('|').map(String::from).collect::<Vec<_>>())
+        .collect();
+    if !selected.is_empty() {
+        return selected;
+    }
+    kube_lifecycle_exporter::diagnosis::catalogue::Catalogue::new()
+        .roots
+        .causes
+        .iter()
+        .filter(|c| c.alert == Some(name))
+        .map(|c| c.root_cause.to_string())
+        .collect()
+}
+
+/// When KubeLifecycleExplainedByRootCause fires at the latest for the root
+/// causes an inhibition's `root_cause` matcher names: the `for` of the
+/// slowest alert about them (it fires one evaluation after that one).
+fn explained_after(inhibition: &Value) -> u64 {
+    let matcher = inhibition["source_matchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.as_str())
+        .find_map(|m| m.strip_prefix("root_cause=~"))
+        .unwrap_or_else(|| {
+            panic!("{EXPLAINED} inhibits without naming its root causes: {inhibition}")
+        });
+    let named: Vec<&str> = matcher.trim_matches('"').split('|').collect();
+    let slowest = alert_rules()
+        .iter()
+        .filter(|(_, r)| r["labels"]["root_kind"].is_string())
+        .filter(|(n, r)| {
+            root_causes_of(n, r)
+                .iter()
+                .any(|c| named.contains(&c.as_str()))
+        })
+        .map(|(_, r)| seconds(r["for"].as_str().unwrap()))
+        .max();
+    slowest.unwrap_or_else(|| panic!("no alert speaks for the root causes {named:?}"))
+}
 
 /// An inhibiting alert must fire before the alerts it inhibits, by 2 minutes at
 /// least: were it slower, the alert it explains would page first and the inhibition
@@ -413,7 +473,15 @@ fn inhibitors_fire_no_later_than_what_they_inhibit() {
                     .cloned()
                     .collect()
             };
-            let (sources, targets) = (side("source_matchers"), side("target_matchers"));
+            let (mut sources, targets) = (side("source_matchers"), side("target_matchers"));
+            // KubeLifecycleExplainedByRootCause fires once the alert about its
+            // root cause fires: as late as the slowest alert that speaks for
+            // the root causes its rule names.
+            for (name, source_for) in &mut sources {
+                if name == EXPLAINED {
+                    *source_for = explained_after(rule);
+                }
+            }
             assert!(!sources.is_empty() && !targets.is_empty(), "{file}: {rule}");
             for (source, source_for) in &sources {
                 for (target, target_for) in &targets {

@@ -27,6 +27,10 @@ pub const RENDERED: &[(&str, &str)] = &[
         "alerts/kubernetes-mixin-inhibitions.yaml",
     ),
     (
+        "mixin/render/templates.jsonnet",
+        "alerts/templates/kube-lifecycle.tmpl",
+    ),
+    (
         "mixin/render/kube-prometheus-stack-values.jsonnet",
         "deploy/overlays/kube-prometheus-stack/alertmanager-values.yaml",
     ),

@@ -64,6 +64,9 @@ pub enum Scope {
     Cluster,
     /// The exporter itself.
     Exporter,
+    /// The objects a root cause explains, each on its own: the alert that
+    /// never notifies and folds other alerts about them.
+    Victims,
 }
 
 impl Scope {
@@ -76,6 +79,7 @@ impl Scope {
             Scope::Registry => "registry",
             Scope::Cluster => "cluster",
             Scope::Exporter => "exporter",
+            Scope::Victims => "victims",
         }
     }
 }
@@ -132,6 +136,7 @@ runbooks! {
     WatchErrors => "KubeLifecycleWatchErrors": Exporter,
     WatchRestarting => "KubeLifecycleWatchRestarting": Exporter,
     ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries": Exporter,
+    ExplainedByRootCause => "KubeLifecycleExplainedByRootCause": Victims,
 }
 
 impl Runbook {

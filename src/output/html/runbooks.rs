@@ -62,7 +62,11 @@ const EVIDENCE_ROWS: usize = 50;
 /// The root causes this alert speaks for, oldest first, each with its
 /// victims: what the alert is about, before the findings it covers.
 fn roots_of(runbook: Runbook, roots: &RootCauses) -> String {
-    let of_alert: Vec<&Root> = roots.roots.iter().filter(|r| r.runbook == runbook).collect();
+    let of_alert: Vec<&Root> = roots
+        .roots
+        .iter()
+        .filter(|r| r.runbook == runbook)
+        .collect();
     if of_alert.is_empty() {
         return String::new();
     }

@@ -111,7 +111,10 @@ impl FindingsText {
         }
         drop(kept);
         let mut kept_roots = self.roots.lock();
-        if !kept_roots.as_ref().is_some_and(|k| Arc::ptr_eq(&k.of, roots)) {
+        if !kept_roots
+            .as_ref()
+            .is_some_and(|k| Arc::ptr_eq(&k.of, roots))
+        {
             let (parts, folds) = super::roots::encode(roots, self.ceiling)?;
             *kept_roots = Some(RootsText {
                 of: roots.clone(),

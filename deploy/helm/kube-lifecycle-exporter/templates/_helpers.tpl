@@ -140,7 +140,7 @@ per alert severity, for, keep_firing_for, labels or enabled: false. Returns
 {{- fail "files/kube-lifecycle.rules.yaml: no rule groups" -}}
 {{- end -}}
 {{- /* The rule file carries the mixin's default severity of each tier. */ -}}
-{{- $tiers := dict "critical" "page" "warning" "ticket" "info" "info" -}}
+{{- $tiers := dict "critical" "page" "warning" "ticket" "info" "info" "none" "silent" -}}
 {{- $placeholder := "https://kube-lifecycle-exporter.example/runbooks/" -}}
 {{- $defaultSelector := "job=\"kube-lifecycle-exporter\"" -}}
 {{- $selector := include "kube-lifecycle-exporter.exporterSelector" . -}}
@@ -158,9 +158,9 @@ per alert severity, for, keep_firing_for, labels or enabled: false. Returns
 {{- $labels := $rule.labels | default dict -}}
 {{- $tier := get $tiers (toString $labels.severity) -}}
 {{- if not $tier -}}
-{{- fail (printf "%s: severity %q is none of the mixin's defaults (critical, warning, info)" $name $labels.severity) -}}
+{{- fail (printf "%s: severity %q is none of the mixin's defaults (critical, warning, info, none)" $name $labels.severity) -}}
 {{- end -}}
-{{- $_ := set $labels "severity" (get $config.severities $tier) -}}
+{{- $_ := set $labels "severity" (get $config.severities $tier | default $labels.severity) -}}
 {{- if $override.severity -}}
 {{- $_ := set $labels "severity" $override.severity -}}
 {{- end -}}
