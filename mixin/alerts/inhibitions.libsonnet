@@ -25,15 +25,15 @@ local rules = import '../lib/rules.libsonnet';
 
   // Where a root cause's alert fires, KubeLifecycleExplainedByRootCause fires
   // for each object it explains (alerts/roots.libsonnet) and inhibits the
-  // alerts about that object, matching on the labels that name it: ours
-  // (alertmanager.yaml) and other packs' (kubernetes-mixin-inhibitions.yaml).
-  // A pod or workload is matched on every naming label at once (an alert
-  // about a Deployment has no `pod`, so it matches no pod); a root's pods
-  // folded above the series ceiling, and namespaces, on the namespace. One set
-  // of rules per group of root causes whose slowest alert fires equally late:
-  // a target is inhibited only when its `for` is at least 2 minutes longer
-  // than that, so it never notifies before it is folded (the order
-  // tests/artifacts/alert_rules.rs checks).
+  // alerts about that object, matching on the labels that name it, one rule
+  // per kind of object (an alert may name several: a StatefulSet's and its
+  // pod's): ours (alertmanager.yaml) and other packs'
+  // (kubernetes-mixin-inhibitions.yaml). A root's pods folded above the series
+  // ceiling are matched on their namespace. One set of rules per group of root
+  // causes whose slowest alert fires equally late: a target is inhibited only
+  // when its `for` is at least 2 minutes longer than that, so it never
+  // notifies before it is folded (the order tests/artifacts/alert_rules.rs
+  // checks).
   local fors = {
     [r.alert]: rules.seconds(r['for'])
     for g in $.prometheusAlerts.groups
@@ -50,26 +50,20 @@ local rules = import '../lib/rules.libsonnet';
     { 'for': f, causes: [cause for cause in rootCauses if rootFor(cause) == f] }
     for f in std.set([rootFor(cause) for cause in rootCauses])
   ],
-  // The labels naming a pod or a workload, after its namespace.
-  local objectLabels = std.foldl(
-    function(acc, l) if std.member(acc, l) then acc else acc + [l],
-    std.flattenArrays([v.labels for v in catalogue.victims]),
-    [],
-  ),
-  // Our alerts about a pod or a workload, and about a namespace.
+  // Each kind of victim, in the catalogue's order, with the labels naming one.
+  local victimKinds = catalogue.victims,
+  // Our alerts about an object of each kind of victim.
   local ours = {
     pod: catalogue.scoped('pod'),
-    objects: catalogue.scoped('pod') + catalogue.scoped('workload'),
+    deployment: catalogue.scoped('workload'),
+    statefulset: catalogue.scoped('workload'),
+    daemonset: catalogue.scoped('workload'),
+    job: catalogue.scoped('workload'),
     namespace: catalogue.scoped('namespace'),
   },
   local others = {
-    pod: std.objectFields(c.otherPacksAlerts.pod),
-    objects: std.flattenArrays([
-      std.objectFields(c.otherPacksAlerts[kind])
-      for kind in std.objectFields(c.otherPacksAlerts)
-      if kind != 'namespace'
-    ]),
-    namespace: std.objectFields(c.otherPacksAlerts.namespace),
+    [kind]: std.objectFields(c.otherPacksAlerts[kind])
+    for kind in std.objectFields(c.otherPacksAlerts)
   },
   local forOf(alert) = if std.objectHas(fors, alert) then fors[alert] else (
     local kinds = [k for k in std.objectFields(c.otherPacksAlerts) if std.objectHas(c.otherPacksAlerts[k], alert)];
@@ -80,19 +74,24 @@ local rules = import '../lib/rules.libsonnet';
       'alertname="%s"' % $.explainedAlert,
       'root_cause=~"%s"' % std.join('|', group.causes),
     ];
-    local later(list) = [a for a in list if forOf(a) >= group['for'] + 120];
-    local rule(extra, list, equal) =
-      if std.length(later(list)) == 0 then []
-      else [{
-        source_matchers: source + extra,
-        target_matchers: [names(later(list))],
-        equal: [c.clusterLabel] + equal,
-      }];
-    rule(['victim_kind!="namespace"'], targets.objects, objectLabels)
-    // Above the series ceiling a root's pods are folded by namespace (no pod
-    // label): its pods' alerts are inhibited namespace by namespace.
-    + rule(['victim_kind="pod"', 'pod=""'], targets.pod, ['namespace'])
-    + rule(['victim_kind="namespace"'], targets.namespace, ['namespace'])
+    local later(kind) = [a for a in std.get(targets, kind, []) if forOf(a) >= group['for'] + 120];
+    [
+      {
+        source_matchers: source + ['victim_kind="%s"' % v.victim_kind],
+        target_matchers: [names(later(v.victim_kind))],
+        equal: [c.clusterLabel] + v.labels,
+      }
+      for v in victimKinds
+      if std.length(later(v.victim_kind)) > 0
+    ] + (
+      // Above the series ceiling a root's pods are folded by namespace (no
+      // pod label): its pods' alerts are inhibited namespace by namespace.
+      if std.length(later('pod')) > 0 then [{
+        source_matchers: source + ['victim_kind="pod"', 'pod=""'],
+        target_matchers: [names(later('pod'))],
+        equal: [c.clusterLabel, 'namespace'],
+      }] else []
+    )
     for group in causeGroups
   ]),
 

@@ -44,6 +44,7 @@ fn a_lost_node_explains_every_pod_on_it_and_their_workloads() {
         victims(lost, VictimKind::Pod),
         [
             "cron/crontab-runner-5b9f7c-x2k9p",
+            "kube-system/kube-proxy-worker-3",
             "middleware/zk-1",
             "monitoring/fluent-bit-worker-3",
             "monitoring/node-exporter-worker-3",
@@ -57,7 +58,11 @@ fn a_lost_node_explains_every_pod_on_it_and_their_workloads() {
     assert_eq!(victims(lost, VictimKind::StatefulSet), ["middleware/zk"]);
     assert_eq!(
         victims(lost, VictimKind::DaemonSet),
-        ["monitoring/fluent-bit", "monitoring/node-exporter"]
+        [
+            "kube-system/kube-proxy",
+            "monitoring/fluent-bit",
+            "monitoring/node-exporter"
+        ]
     );
     // Every finding of the incident is its, and the healthy pods are no victims.
     assert!(!lost.findings.is_empty());

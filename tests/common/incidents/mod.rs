@@ -87,23 +87,33 @@ pub fn node_lost() -> Vec<Value> {
         owner("ReplicaSet", "web-7f9d"),
         "nginx:1.27",
     ));
-    // DaemonSets: their pods on the lost node are not evicted; nothing is missing on
-    // the Ready nodes.
-    for ds in ["node-exporter", "fluent-bit"] {
+    // DaemonSets: their pods on the lost node are not evicted (they tolerate it), and
+    // the node controller marked them not Ready when the node went; nothing is
+    // missing on the Ready nodes. kube-proxy's is the one its scrape target is.
+    for (ns, ds) in [
+        ("monitoring", "node-exporter"),
+        ("monitoring", "fluent-bit"),
+        ("kube-system", "kube-proxy"),
+    ] {
         objects.push(json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
-            "metadata": {"name": ds, "namespace": "monitoring", "uid": uid(ds), "creationTimestamp": at(-86400)},
+            "metadata": {"name": ds, "namespace": ns, "uid": uid(ds), "creationTimestamp": at(-86400)},
             "spec": {"selector": {"matchLabels": {"app": ds}},
                 "template": {"metadata": {"labels": {"app": ds}},
                     "spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": ds, "image": format!("{ds}:1")}]}}},
             "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2, "numberAvailable": 2}}));
         for node in ["worker-1", "worker-2", "worker-3"] {
-            objects.push(running(
-                "monitoring",
+            let mut pod = running(
+                ns,
                 &format!("{ds}-{node}"),
                 node,
                 owner("DaemonSet", ds),
                 &format!("{ds}:1"),
-            ));
+            );
+            if node == "worker-3" {
+                pod["status"]["conditions"][1] = json!({"type": "Ready", "status": "False",
+                    "lastTransitionTime": at(-1420)});
+            }
+            objects.push(pod);
         }
     }
     objects

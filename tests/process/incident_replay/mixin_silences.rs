@@ -127,6 +127,13 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             ),
             true,
         ),
+        // The webhook's victim: the Deployment its page explains.
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleExplainedByRootCause", "victim_kind": "deployment", "namespace": "shop", "deployment": "web", "root_kind": "webhook", "root_name": INJECTOR, "root_cause": "webhook_unreachable", "severity": "none"}),
+            ),
+            false,
+        ),
         (
             ours(
                 json!({"alertname": "KubeLifecyclePodCreateRefused", "namespace": "shop", "owner_kind": "ReplicaSet", "owner_name": "web-6c8d9f7b5", "deployment": "web", "cause": "webhook_unreachable", "webhook": INJECTOR, "severity": "warning"}),
@@ -197,14 +204,17 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
     // Alertmanager first; posted in one batch, a target can be dispatched before
     // the inhibitor has seen its source, a race no deployment has. So this pack's
     // pages (which inhibit its tickets) first, then its tickets (which inhibit
-    // the mixin's alerts).
+    // the mixin's alerts). KubeLifecycleExplainedByRootCause follows its root
+    // cause's page by one evaluation: it goes with the pages.
     let ours_only = |pages_only: bool| -> Vec<Value> {
         body.iter()
             .filter(|a| {
                 a["labels"]["alertname"]
                     .as_str()
                     .is_some_and(|n| n.starts_with("KubeLifecycle"))
-                    && (!pages_only || a["labels"]["severity"] == "critical")
+                    && (!pages_only
+                        || a["labels"]["severity"] == "critical"
+                        || a["labels"]["severity"] == "none")
             })
             .cloned()
             .collect()

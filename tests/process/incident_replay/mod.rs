@@ -143,11 +143,12 @@ struct Incident {
     ticket: Option<&'static str>,
     /// A scrape fails, then the exporter restarts, after the first page.
     disturbed: bool,
-    /// What the kubernetes-mixin fires for the same incident: its alert names
-    /// and labels (kube-state-metrics' series, scraped with honor_labels) and
-    /// its `for`, shortened as ours are. An incident with some is replayed a
-    /// second time beside them and must notify exactly as it does alone.
-    mixin: fn() -> Vec<Value>,
+    /// What the kubernetes-mixin fires for the same incident besides its
+    /// alerts about the incident's objects (`kubernetes_mixin`, from the
+    /// objects): alerts kube-state-metrics has no series for. Every incident is
+    /// replayed a second time beside the mixin's alerts and must notify
+    /// exactly as it does alone.
+    extra_mixin: fn() -> Vec<Value>,
 }
 
 const INCIDENTS: &[Incident] = &[
@@ -159,7 +160,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (0, 0),
         ticket: None,
         disturbed: true,
-        mixin: node_lost_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "registry-down",
@@ -169,7 +170,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (0, 0),
         ticket: None,
         disturbed: true,
-        mixin: registry_down_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "node-image-store",
@@ -179,7 +180,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleImagePullNodeImageStore"),
         disturbed: false,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "node-disk-full",
@@ -189,7 +190,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleImagePullNodeImageStore"),
         disturbed: false,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     // One page for the webhook; the four refused workloads' tickets are
     // inhibited by it, through a missed scrape and a restart.
@@ -201,7 +202,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (0, 0),
         ticket: None,
         disturbed: true,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "scheduler-typo",
@@ -211,7 +212,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecyclePodSchedulerUnknown"),
         disturbed: false,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     // One node's network plugin: one ticket naming the node, not one per pod.
     Incident {
@@ -222,7 +223,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecyclePodSandboxFailingOnNode"),
         disturbed: false,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     // Every node's: one page, the per-node tickets inhibited by it.
     Incident {
@@ -233,7 +234,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (0, 0),
         ticket: None,
         disturbed: true,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "init-stuck",
@@ -243,7 +244,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleDeploymentRolloutStuck"),
         disturbed: false,
-        mixin: init_stuck_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "job-lost-node",
@@ -253,7 +254,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (0, 0),
         ticket: None,
         disturbed: false,
-        mixin: no_mixin,
+        extra_mixin: no_extra,
     },
     // A rollout stuck on an image that does not exist: one ticket, the
     // Deployment's, naming the pods' cause; the pod's and the mixin's are
@@ -266,7 +267,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleDeploymentRolloutStuck"),
         disturbed: true,
-        mixin: rollout_stuck_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "statefulset-update-stuck",
@@ -276,7 +277,7 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleStatefulSetUpdateStuck"),
         disturbed: false,
-        mixin: statefulset_mixin,
+        extra_mixin: no_extra,
     },
     Incident {
         name: "job-failed",
@@ -286,7 +287,50 @@ const INCIDENTS: &[Incident] = &[
         tickets: (1, 1),
         ticket: Some("KubeLifecycleJobFailed"),
         disturbed: false,
-        mixin: job_failed_mixin,
+        extra_mixin: no_extra,
+    },
+    // The scheduler down: one page; the mixin's alerts about the pods, the
+    // Deployment and the StatefulSet it leaves waiting, and its own
+    // cluster-less KubeSchedulerDown, are folded.
+    Incident {
+        name: "scheduler-down",
+        objects: scheduler_down,
+        pages: 1,
+        page: Some("KubeLifecycleSchedulerNotScheduling"),
+        tickets: (0, 0),
+        ticket: None,
+        disturbed: true,
+        extra_mixin: scheduler_absent,
+    },
+    Incident {
+        name: "nodes-under-pressure",
+        objects: nodes_under_pressure,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleNodesUnderPressure"),
+        disturbed: false,
+        extra_mixin: no_extra,
+    },
+    Incident {
+        name: "quota-exceeded",
+        objects: quota_exceeded,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecyclePodCreateQuotaExceeded"),
+        disturbed: false,
+        extra_mixin: no_extra,
+    },
+    Incident {
+        name: "device-driver",
+        objects: device_driver_missing,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecyclePodContainerCreatingStuck"),
+        disturbed: false,
+        extra_mixin: no_extra,
     },
 ];
 
