@@ -475,7 +475,6 @@ fn load_and_diagnose(objects: Vec<Value>, now: Timestamp) -> bool {
             let (findings, roots) = diagnosis::explain_with(&loaded.cluster, now, &settings);
             let links = RunbookLinks::default();
             let _ = output::table::render(&findings, now, &links);
-            let _ = output::table::root_causes(&roots, now, &links);
             let _ = output::json::render(&findings, &links);
             let text = output::metrics::render(&findings, roots);
             assert!(text.ends_with("# EOF\n"));

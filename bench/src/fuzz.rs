@@ -83,7 +83,6 @@ fn dump_target(input: &[u8], outcome: &mut Fnv) {
                 "the table let a control character through"
             );
             let _ = output::json::render(&findings, &links);
-            let _ = output::table::root_causes(&roots, now, &links);
             let _ = output::metrics::render(&findings, roots);
         }
         Err(e) => {

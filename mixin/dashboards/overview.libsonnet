@@ -86,6 +86,34 @@ local panels = import 'lib/panels.libsonnet';
             c.severities.ticket,
           ),
 
+          p.row('Root causes'),
+          p.table(
+            'What explains the findings',
+            'Each root cause the exporter found (a lost node, a node failing sandboxes or under pressure, a registry, an admission webhook, a scheduler, a quota, a namespace being deleted, a DRA driver, a pod template), oldest first: since when, and how many objects of each kind it explains. Click a row for the findings it explains on the landing page.',
+            ['root_kind', 'root_name', 'root_cause'],
+            [p.ageColumn('Since'), p.numberColumn('Pods'), p.numberColumn('Workloads')],
+            [
+              { expr: p.perObject(['root_kind', 'root_name', 'root_cause'], 'time() - ' + p.series('kube_lifecycle_root_cause_since_timestamp_seconds')) },
+              { expr: p.wrap('sum by %s (' % p.byCluster(['root_kind', 'root_name', 'root_cause']), p.series('kube_lifecycle_root_cause_victims', 'victim_kind="pod"')) },
+              { expr: p.wrap('sum by %s (' % p.byCluster(['root_kind', 'root_name', 'root_cause']), p.series('kube_lifecycle_root_cause_victims', 'victim_kind=~"deployment|statefulset|daemonset|job"')) },
+            ],
+            links=[p.link('Findings it explains', '/?root=${__data.fields.root_kind}%2F${__data.fields.root_name}')],
+          ),
+          p.stat(
+            'Objects explained by a firing root cause',
+            "Objects whose other alerts (this pack's, and other packs' such as the kubernetes-mixin's) are inhibited now because the alert about their root cause fires (KubeLifecycleExplainedByRootCause, which never notifies).",
+            'count(ALERTS{alertname="KubeLifecycleExplainedByRootCause", alertstate="firing", %s}) or vector(0)' % p.clusterMatcher,
+            w=6,
+            steps=[['green', null]],
+          ) + p.links([p.runbookLink('KubeLifecycleExplainedByRootCause')]),
+          p.stat(
+            'Root causes by victims',
+            'Root causes with at least one victim: the incidents under way.',
+            'count(max by %s (%s)) or vector(0)' % [p.byCluster(['root_kind', 'root_name', 'root_cause']), p.series('kube_lifecycle_root_cause_victim_info')],
+            w=6,
+            steps=[['green', null], ['orange', 1]],
+          ),
+
           p.row('Summary'),
           findingsStat('Pods stuck Terminating', 'Pods past their deletion deadline (cause other than graceful), from kube_lifecycle_findings.', 'pod_terminating', notGraceful),
           findingsStat('Pods Pending', 'Pods with no node, scheduling_gated (held on purpose) excluded.', 'pod_pending', 'cause!="scheduling_gated"'),

@@ -23,7 +23,7 @@ pub(crate) enum Format {
 }
 
 /// Renders `findings`, judged at `now`, as `format` and writes them to
-/// standard output; beside a table, what explains them to standard error.
+/// standard output (the metrics with their root causes' families).
 pub(super) fn print(
     findings: &[Arc<Finding>],
     roots: RootCauses,
@@ -32,10 +32,7 @@ pub(super) fn print(
     links: &RunbookLinks,
 ) -> Result<()> {
     let text = match format {
-        Format::Table => {
-            eprint!("{}", output::table::root_causes(&roots, now, links));
-            output::table::render(findings, now, links)
-        }
+        Format::Table => output::table::render(findings, now, links),
         // The same JSON, with the characters a terminal would act on escaped.
         Format::Json => terminal::json_escaped(&output::json::render(findings, links)).into_owned(),
         // Label values are names from the input, which a dump does not

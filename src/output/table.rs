@@ -1,45 +1,17 @@
 //! `--output table`: one aligned row per finding, for a terminal.
 
-use jiff::Timestamp;
-
 use std::borrow::Borrow;
 
-use crate::diagnosis::wording::count;
+use jiff::Timestamp;
+
+use crate::diagnosis::Finding;
 use crate::diagnosis::wording::short_age;
-use crate::diagnosis::{Finding, RootCauses};
 use crate::model::ContainerKind;
 
 use super::RunbookLinks;
 use super::terminal::visible;
 
 const DETAIL_WIDTH: usize = 72;
-
-/// What explains the findings, a line per root cause, oldest first: for
-/// standard error, beside the table.
-pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> String {
-    if roots.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from("What explains them:\n");
-    for root in &roots.roots {
-        let victims: Vec<String> = root
-            .counts()
-            .into_iter()
-            .map(|(kind, n)| count(n, kind.as_str(), &format!("{}s", kind.as_str())))
-            .collect();
-        let age = root.since.map_or(String::new(), |s| {
-            format!(", {}", short_age(now.duration_since(s)))
-        });
-        out.push_str(&visible(&format!(
-            "  {} ({}{age}): {}; {}\n",
-            root.key.id(),
-            root.key.cause,
-            victims.join(", "),
-            links.link(root.runbook)
-        )));
-    }
-    out
-}
 
 pub fn render<F: Borrow<Finding>>(findings: &[F], now: Timestamp, links: &RunbookLinks) -> String {
     if findings.is_empty() {

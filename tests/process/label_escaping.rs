@@ -169,6 +169,13 @@ async fn hostile_label_values_survive_both_formats_through_real_parsers() {
             ("registry", "registry.example:5000"),
             ("cause", "unauthorized"),
         ]),
+        // The lost node as a root cause, named by the same hostile value (the
+        // registry's has no time it began: the pull's finding has none).
+        labels(&[
+            ("root_kind", "node"),
+            ("root_name", NODE),
+            ("root_cause", "node_lost"),
+        ]),
     ]
     .into_iter()
     .collect();

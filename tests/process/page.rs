@@ -90,19 +90,47 @@ async fn a_snapshot_page_says_what_it_shows_and_runbooks_open_on_the_evidence() 
         page.text
             .contains("<h2 id=\"counts\">By anomaly and cause</h2>")
     );
-    assert!(page.text.contains("<h3>Lost nodes ("), "{}", page.text);
-    // The controllers' verdicts, with their pods' cause and one of the pods.
+    // What explains them: the root causes, oldest first, each with its victims
+    // by kind and a link to the findings it explains.
     assert!(
-        page.text.contains("<h3>Workload verdicts (3)</h3>"),
+        page.text.contains("<h3 id=\"roots\">Root causes (11)</h3>"),
         "{}",
         page.text
     );
     assert!(
-        page.text.contains("<code><bdi>job/reports/monthly-invoices</bdi></code></a>: job failed oom_killed, 3 pods, e.g. <code><bdi>monthly-invoices-v7m3c</bdi></code>"),
+        page.text.contains("<a href=\"/?root=node%2Fucloud-node-7#findings\"><code><bdi>node/ucloud-node-7</bdi></code></a>: <code>node_lost</code> since 2024-05-31 06:36 UTC; 4 findings of 3 pods"),
         "{}",
         page.text
     );
-    assert!(page.text.contains("<code><bdi>deployment/web/gui</bdi></code></a>: rollout stuck image_pull (not_found), 1 pod, e.g. <code><bdi>gui-5cd74fc875-7hx2m</bdi></code>"));
+    assert!(page.text.contains("1 deployment (<code><bdi>cron/crontab-runner</bdi></code>), 1 daemonset (<code><bdi>monitoring/node-exporter</bdi></code>), 1 job (<code><bdi>batch/nightly-export</bdi></code>). <a href=\"/runbooks/kubelifecyclenodelost\">KubeLifecycleNodeLost</a>"));
+    // A workload whose pods fail alike, nothing outside explaining them: its
+    // pod template.
+    assert!(page.text.contains(
+        "<code><bdi>job/reports/monthly-invoices</bdi></code></a>: <code>pod_template</code>"
+    ));
+    // A pod pending on two pressured nodes is explained by both.
+    for node in ["ci-runner-1", "ci-runner-2"] {
+        assert!(
+            page.text.contains(&format!(
+                "<code><bdi>node/{node}</bdi></code></a>: <code>node_disk_pressure</code>"
+            )),
+            "{node}"
+        );
+    }
+    // The root filter shows what one root cause explains.
+    let lost = fetch(base, "/?root=node/ucloud-node-7", &[HTML]).await;
+    assert!(lost.text.contains("Findings (4)"), "{}", lost.text);
+    let json: Vec<Value> = serde_json::from_str(
+        &fetch(
+            base,
+            "/findings?root=webhook/namespace.sidecar-injector.istio.io",
+            &[],
+        )
+        .await
+        .text,
+    )
+    .unwrap();
+    assert_eq!(json.len(), 2, "{json:?}");
 
     let index = fetch(base, "/runbooks", &[HTML]).await;
     assert!(
@@ -270,11 +298,18 @@ async fn in_a_storm_the_page_is_summarised_and_paged_and_everything_is_gzipped_o
         "paged"
     );
     assert_eq!(page.text.matches("<tr><td><code><bdi>").count(), 200);
+    // Grouped by root cause: the lost nodes among them, the oldest listed.
+    let roots = page
+        .text
+        .split("<h3 id=\"roots\">Root causes (")
+        .nth(1)
+        .unwrap();
+    let listed: usize = roots.split(')').next().unwrap().parse().unwrap();
+    assert!(listed >= 34, "{listed} root causes");
     assert!(
-        page.text.contains("<h3>Lost nodes (34)</h3>"),
+        page.text.contains("<a href=\"/?root=node%2Fnode-"),
         "grouped by node"
     );
-    assert!(page.text.contains("<a href=\"/?node=node-00000\">"));
     // The whole answer grows with the page, not with the findings.
     let per_finding = page.text.len() / 200;
     assert!(

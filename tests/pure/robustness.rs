@@ -73,7 +73,6 @@ fn check(objects: &[Value]) -> Result<(), LoadError> {
     let (findings, roots) = explain_with(&loaded.cluster, now, &Settings::default());
     let links = RunbookLinks::default();
     let _ = output::table::render(&findings, now, &links);
-    let _ = output::table::root_causes(&roots, now, &links);
     let _ = output::json::render(&findings, &links);
     let text = output::metrics::render(&findings, roots);
     assert!(text.ends_with("# EOF\n"));

@@ -602,26 +602,17 @@ impl<'a> Found<'a> {
             .filter(|k| k.kind == RootKind::Node && k.cause == RootCause::NodeLost)
             .map(|k| k.name.clone())
             .collect();
+        let cluster = self.cluster;
         for node in lost {
-            let pods: Vec<(String, String, Option<(String, String)>)> = self
-                .cluster
+            let mut victims = Vec::new();
+            for pod in cluster
                 .pods_on_node(&node)
                 .filter(|p| !p.status.phase.is_terminal())
-                .map(|p| {
-                    (
-                        p.metadata.namespace.to_string(),
-                        p.metadata.name.to_string(),
-                        p.metadata
-                            .controller()
-                            .map(|c| (c.kind.clone(), c.name.clone())),
-                    )
-                })
-                .collect();
-            let mut victims = Vec::new();
-            for (namespace, name, owner) in pods {
-                victims.push(Victim::new(VictimKind::Pod, &namespace, &name));
-                if let Some((kind, owner)) = owner {
-                    victims.extend(self.workload(&namespace, &kind, &owner));
+            {
+                let m = &pod.metadata;
+                victims.push(Victim::new(VictimKind::Pod, &m.namespace, &m.name));
+                if let Some(owner) = m.controller() {
+                    victims.extend(self.workload(&m.namespace, &owner.kind, &owner.name));
                 }
             }
             let Some(key) = RootKey::of(RootCause::NodeLost, node) else {

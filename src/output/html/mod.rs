@@ -123,6 +123,7 @@ const STYLE: &str = concat!(
     "nav p{margin:.6em 0}h2{margin:.8em 0 .4em}",
     ".groups{display:grid;grid-template-columns:repeat(auto-fit,minmax(15em,1fr));gap:0 2em}",
     ".groups h3{font-size:1em;margin:.6em 0 .2em}.groups ul{margin:0;padding-left:1.2em}",
+    "ul.roots{padding-left:1.2em;overflow-wrap:anywhere}ul.roots li{margin-bottom:.3em}",
 );
 
 /// A whole page: skip link, navigation, the content in `<main>`.

@@ -5,15 +5,14 @@
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use super::{filter_pairs, foreign, query, table};
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{
-    Anomaly, Cause, Finding, Root, RootCauses, RootKey, Runbook, Victim, VictimKind,
-};
+use crate::diagnosis::{Anomaly, Cause, Finding, Root, RootCauses, Runbook, Victim, VictimKind};
 use crate::model::Kind;
 use crate::output::FindingFilter;
 
@@ -70,21 +69,28 @@ impl<'a> Tally<'a> {
     fn of<F: Borrow<Finding>>(findings: &'a [F], roots: &'a RootCauses) -> Self {
         let mut t = Tally {
             roots,
-            explained: vec![0; roots.roots.len()],
+            explained: Vec::new(),
             namespaces: HashMap::default(),
             workloads: HashMap::default(),
             cells: HashMap::default(),
         };
-        let index: HashMap<&RootKey, usize> = roots
+        // A root counts the findings shown that it explains, as its first
+        // root cause or not (a pod pending on several pressured nodes).
+        let shown: foldhash::HashSet<*const Finding> = findings
+            .iter()
+            .map(|f| std::ptr::from_ref(f.borrow()))
+            .collect();
+        t.explained = roots
             .roots
             .iter()
-            .enumerate()
-            .map(|(i, r)| (&r.key, i))
+            .map(|r| {
+                r.findings
+                    .iter()
+                    .filter(|f| shown.contains(&Arc::as_ptr(f)))
+                    .count()
+            })
             .collect();
         for f in findings.iter().map(F::borrow) {
-            if let Some(i) = roots.of_finding(f).and_then(|r| index.get(&r.key)) {
-                t.explained[*i] += 1;
-            }
             t.add(f);
         }
         t

@@ -55,7 +55,7 @@ pub(crate) struct FindingsText {
 struct RootsText {
     of: Arc<RootCauses>,
     parts: Vec<Arc<str>>,
-    folds: Vec<(&'static str, usize)>,
+    folds: super::roots::Folds,
 }
 
 /// One family's text and what it was encoded from.
