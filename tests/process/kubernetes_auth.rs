@@ -10,7 +10,9 @@
 use crate::common;
 
 use std::collections::BTreeSet;
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use common::exporter::{BIN, Exporter, samples};
 use fake_apiserver::{FakeApiServer, Fault, Rule, Subject, TokenUser};
@@ -19,7 +21,7 @@ use serde_json::Value;
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/incidents.yaml");
 
 /// The tokens the fake accepts, and who they are.
-const PAYMENTS: &str = "token-of-pat";
+pub(crate) const PAYMENTS: &str = "token-of-pat";
 const WEB: &str = "token-of-wendy";
 const PROMETHEUS: &str = "token-of-prometheus";
 const ADMIN: &str = "token-of-the-admin";
@@ -29,14 +31,14 @@ const VAULT: &str = "token-for-vault";
 /// The fake with two teams (payments and web, each allowed to list pods in
 /// its namespace), Prometheus (get /metrics) and an admin (pods everywhere
 /// and nodes), and the exporter serving the example with their tokens reviewed.
-struct Cluster {
-    api: FakeApiServer,
-    exporter: Exporter,
+pub(crate) struct Cluster {
+    pub(crate) api: FakeApiServer,
+    pub(crate) exporter: Exporter,
     _dir: tempfile::TempDir,
     http: reqwest::Client,
 }
 
-async fn cluster() -> Cluster {
+pub(crate) async fn cluster() -> Cluster {
     let api = FakeApiServer::start().await.unwrap();
     api.add_token(PAYMENTS, TokenUser::new("pat", &["team-payments"]));
     api.add_token(WEB, TokenUser::new("wendy", &["team-web"]));
@@ -501,4 +503,128 @@ async fn an_exporter_that_may_not_review_refuses_to_start() {
         stderr.contains("reviews tokens with the Kubernetes API server"),
         "{stderr}"
     );
+}
+
+pub(crate) const PLUGIN: &str = env!("CARGO_BIN_EXE_kubectl-lifecycle");
+
+/// A kubeconfig for the fake whose user authenticates with `token` (none:
+/// no credentials at all).
+pub(crate) fn kubeconfig_for(api: &FakeApiServer, token: Option<&str>, dir: &Path) -> String {
+    let text = match token {
+        Some(token) => api
+            .kubeconfig_yaml()
+            .replace("token: fake-token", &format!("token: {token}")),
+        None => api
+            .kubeconfig_yaml()
+            .replace("  user:\n    token: fake-token\n", "  user: {}\n"),
+    };
+    let path = dir.join(format!("kubeconfig-{}", token.unwrap_or("none")));
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `kubectl lifecycle open --upstream … --no-browser` running as the user of
+/// `kubeconfig`, and the address it printed.
+pub(crate) struct Proxy {
+    child: Child,
+    pub(crate) url: String,
+}
+
+impl Proxy {
+    pub(crate) fn open(kubeconfig: &str, upstream: &str) -> Proxy {
+        let mut child = Command::new(PLUGIN)
+            .args(["open", "--no-browser", "--upstream", upstream])
+            .args(["--kubeconfig", kubeconfig])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        Proxy { child, url }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The plugin's local proxy adds the kubeconfig user's token: the team sees
+/// its own findings through it with no token of its own; it forwards only
+/// GET and HEAD, only for its loopback address. Without a token in the
+/// kubeconfig, or without the right to port-forward, the plugin says what
+/// is missing.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_plugin_opens_the_pages_as_the_kubeconfig_user() {
+    let c = cluster().await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig_for(&c.api, Some(PAYMENTS), dir.path());
+    let proxy = Proxy::open(&kubeconfig, &c.exporter.base);
+    let http = reqwest::Client::new();
+    let findings: Vec<Value> = http
+        .get(format!("{}/findings", proxy.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let all = c.get("/findings", Some(ADMIN)).await.findings();
+    assert_eq!(objects(&findings), objects(&of_namespace(&all, "payments")));
+    let page = http.get(format!("{}/", proxy.url)).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("Signed in as <code><bdi>pat</bdi>")
+    );
+
+    let port = proxy.url.rsplit(':').next().unwrap();
+    let rebound = http
+        .get(format!("{}/findings", proxy.url))
+        .header("host", format!("attacker.example:{port}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), 421);
+    let post = http
+        .post(format!("{}/findings", proxy.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status(), 405);
+
+    // Without --upstream: the user may not port-forward in the exporter's namespace.
+    let refused = Command::new(PLUGIN)
+        .args(["open", "--no-browser", "--kubeconfig", &kubeconfig])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("in the namespace kube-lifecycle")
+            && stderr.contains("create pods/portforward"),
+        "{stderr}"
+    );
+    let anonymous = kubeconfig_for(&c.api, None, dir.path());
+    let refused = Command::new(PLUGIN)
+        .args(["open", "--no-browser", "--upstream", &c.exporter.base])
+        .args(["--kubeconfig", &anonymous])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("has no bearer token"), "{stderr}");
 }
