@@ -23,8 +23,12 @@
 //! ```
 //!
 //! The server is read-only over HTTP (GET only); objects change only through
-//! the scenario API. It stops when the last handle is dropped.
+//! the scenario API. It stops when the last handle is dropped. The one
+//! exception is the review APIs (TokenReview, SubjectAccessReview,
+//! SelfSubjectAccessReview), POSTed and answered from a table of tokens and
+//! rules the test sets ([`FakeApiServer::add_token`], [`FakeApiServer::grant`]).
 
+mod access;
 mod faults;
 mod http;
 mod object;
@@ -43,6 +47,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub use access::{API_AUDIENCE, Reviews, Rule, Subject, TokenUser};
 pub use faults::Fault;
 pub use http::RequestRecord;
 
@@ -271,6 +276,33 @@ current-context: fake
     /// If the port cannot be bound again within a few seconds.
     pub async fn resume(&self) {
         self.inner.http.resume().await;
+    }
+
+    /// Makes `token` authenticate as `user` in TokenReviews.
+    pub fn add_token(&self, token: &str, user: TokenUser) {
+        self.shared().access.add_token(token, user);
+    }
+
+    /// Makes `token` unknown again (revoked, or expired).
+    pub fn remove_token(&self, token: &str) {
+        self.shared().access.remove_token(token);
+    }
+
+    /// Adds a rule that SubjectAccessReviews allow. The server starts with
+    /// the kubeconfig token's user (the exporter's service account) allowed
+    /// `create` on tokenreviews and subjectaccessreviews.
+    pub fn grant(&self, subject: Subject, rule: Rule) {
+        self.shared().access.grant(subject, rule);
+    }
+
+    /// Replaces every rule, the exporter's own grants included.
+    pub fn set_rules(&self, rules: Vec<(Subject, Rule)>) {
+        self.shared().access.set_rules(rules);
+    }
+
+    /// How many reviews of each kind were asked for so far (faulted ones too).
+    pub fn reviews(&self) -> Reviews {
+        self.shared().access.reviews()
     }
 
     /// Every request answered so far, oldest first.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
+use crate::access::Access;
 use crate::faults::Faults;
 use crate::http::RequestRecord;
 use crate::store::Store;
@@ -16,6 +17,8 @@ const DEFAULT_BOOKMARK_INTERVAL: Duration = Duration::from_secs(2);
 pub(crate) struct Shared {
     pub store: Arc<Store>,
     pub faults: Faults,
+    /// Tokens and rules for the review APIs, and their counters.
+    pub access: Access,
     pub requests: Mutex<Vec<RequestRecord>>,
     /// Where the server listens; stable across pause and resume.
     pub address: SocketAddr,
@@ -27,6 +30,7 @@ impl Shared {
         Shared {
             store: Store::new(),
             faults: Faults::default(),
+            access: Access::default(),
             requests: Mutex::new(Vec::new()),
             address,
             bookmark_interval: Mutex::new(DEFAULT_BOOKMARK_INTERVAL),

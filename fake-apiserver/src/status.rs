@@ -98,6 +98,33 @@ impl ApiError {
         .with_details(group_details(resource, json!({"kind": resource.plural})))
     }
 
+    /// RBAC's denial of `verb` on `plural` of `group`, at cluster scope, to `user`.
+    pub fn forbidden_to(user: &str, verb: &str, group: &str, plural: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "Forbidden",
+            format!(
+                "{plural}.{group} is forbidden: User \"{user}\" cannot {verb} resource \"{plural}\" in API group \"{group}\" at the cluster scope"
+            ),
+        )
+        .with_details(json!({"group": group, "kind": plural}))
+    }
+
+    /// A request without valid credentials.
+    pub fn unauthorized() -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized")
+    }
+
+    /// A review that fails validation (422), as the real server words it.
+    pub fn invalid(kind: &str, message: &str) -> Self {
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+            format!("{kind}.authorization.k8s.io \"\" is invalid: {message}"),
+        )
+        .with_details(json!({"kind": kind, "group": "authorization.k8s.io"}))
+    }
+
     pub fn internal_error() -> Self {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -292,3 +292,158 @@ async fn api_list_pages_with_continue_tokens() {
         .unwrap();
     assert_eq!(one.name_any(), "p4");
 }
+
+/// The review APIs through kube's typed `Api` and k8s-openapi's types: what
+/// the fake writes decodes into the real types, a token authenticates as its
+/// user (for the API server's audience unless others are asked for), and a
+/// SubjectAccessReview follows the rules, per namespace and for non-resource
+/// URLs; a self review asks about the caller.
+#[tokio::test(flavor = "multi_thread")]
+async fn token_and_access_reviews_decode_into_the_real_types() {
+    use fake_apiserver::{Rule, Subject, TokenUser};
+    use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
+    use k8s_openapi::api::authorization::v1::{
+        NonResourceAttributes, ResourceAttributes, SelfSubjectAccessReview,
+        SelfSubjectAccessReviewSpec, SubjectAccessReview, SubjectAccessReviewSpec,
+    };
+    use kube::api::PostParams;
+
+    let server = FakeApiServer::start().await.unwrap();
+    server.add_token("alice-token", TokenUser::new("alice", &["team-a"]));
+    server.add_token(
+        "job-token",
+        TokenUser::new("job", &[]).for_audiences(&["vault"]),
+    );
+    server.grant(
+        Subject::Group("team-a".into()),
+        Rule::resource(&["list"], "", "pods", Some("ns-a")),
+    );
+    server.grant(
+        Subject::User("prometheus".into()),
+        Rule::non_resource(&["get"], "/metrics"),
+    );
+    let client = client_for(&server).await;
+    let post = PostParams::default();
+
+    let reviews: Api<TokenReview> = Api::all(client.clone());
+    let review = |token: &str, audiences: Option<Vec<String>>| TokenReview {
+        spec: TokenReviewSpec {
+            token: Some(token.into()),
+            audiences,
+        },
+        ..Default::default()
+    };
+    let alice = reviews
+        .create(&post, &review("alice-token", None))
+        .await
+        .unwrap();
+    let status = alice.status.unwrap();
+    assert_eq!(status.authenticated, Some(true));
+    let user = status.user.unwrap();
+    assert_eq!(user.username.as_deref(), Some("alice"));
+    assert_eq!(user.uid.as_deref(), Some("uid-alice"));
+    assert_eq!(
+        user.groups.unwrap(),
+        vec!["team-a".to_string(), "system:authenticated".to_string()]
+    );
+    assert_eq!(
+        status.audiences.unwrap(),
+        vec![fake_apiserver::API_AUDIENCE.to_string()]
+    );
+
+    let unknown = reviews
+        .create(&post, &review("nobody", None))
+        .await
+        .unwrap();
+    let status = unknown.status.unwrap();
+    assert_ne!(status.authenticated, Some(true));
+    assert!(status.error.unwrap().contains("invalid bearer token"));
+    // A token for another audience: refused for the API server's, accepted for its own.
+    let job = reviews
+        .create(&post, &review("job-token", None))
+        .await
+        .unwrap();
+    assert_ne!(job.status.unwrap().authenticated, Some(true));
+    let job = reviews
+        .create(&post, &review("job-token", Some(vec!["vault".into()])))
+        .await
+        .unwrap();
+    assert_eq!(
+        job.status.unwrap().audiences.unwrap(),
+        vec!["vault".to_string()]
+    );
+
+    let access: Api<SubjectAccessReview> = Api::all(client.clone());
+    let pods = |namespace: &str| SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some("alice".into()),
+            groups: Some(vec!["team-a".into()]),
+            resource_attributes: Some(ResourceAttributes {
+                namespace: Some(namespace.into()),
+                verb: Some("list".into()),
+                resource: Some("pods".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let allowed = |r: SubjectAccessReview| r.status.unwrap().allowed;
+    assert!(allowed(access.create(&post, &pods("ns-a")).await.unwrap()));
+    assert!(!allowed(access.create(&post, &pods("ns-b")).await.unwrap()));
+    assert!(!allowed(access.create(&post, &pods("")).await.unwrap()));
+    let metrics = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some("prometheus".into()),
+            non_resource_attributes: Some(NonResourceAttributes {
+                path: Some("/metrics".into()),
+                verb: Some("get".into()),
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    assert!(allowed(access.create(&post, &metrics).await.unwrap()));
+
+    // The caller (the kubeconfig's token: the exporter) may create reviews.
+    let own: Api<SelfSubjectAccessReview> = Api::all(client.clone());
+    let create_reviews = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some("create".into()),
+                group: Some("authentication.k8s.io".into()),
+                resource: Some("tokenreviews".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let answer = own.create(&post, &create_reviews).await.unwrap();
+    assert!(answer.status.unwrap().allowed);
+    assert_eq!(
+        server.reviews(),
+        fake_apiserver::Reviews {
+            token_reviews: 4,
+            subject_access_reviews: 4,
+            self_subject_access_reviews: 1
+        }
+    );
+
+    // Without its grants the caller may create none (but may still ask about itself).
+    server.set_rules(Vec::new());
+    let refused = reviews.create(&post, &review("alice-token", None)).await;
+    match refused {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 403, "{status:?}"),
+        other => panic!("expected 403, got {other:?}"),
+    }
+    let answer = own.create(&post, &create_reviews).await.unwrap();
+    assert!(!answer.status.unwrap().allowed);
+
+    // A fault on the reviews: 500, the rest of the server unaffected.
+    server.set_fault("subjectaccessreviews", fake_apiserver::Fault::ServerError);
+    match access.create(&post, &pods("ns-a")).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 500, "{status:?}"),
+        other => panic!("expected 500, got {other:?}"),
+    }
+}

@@ -36,6 +36,10 @@ pub enum PluginCommand {
     Diagnose(Box<PluginDiagnoseArgs>),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(super::runbook::RunbookArgs),
+    /// Open the exporter's pages as the current kubeconfig user: a port-forward
+    /// to its Service and a local proxy that adds your bearer token (for an
+    /// exporter run with --auth kubernetes).
+    Open(Box<super::open::OpenArgs>),
 }
 
 /// What the table's runbook column names: this plugin's own `runbook` command.

@@ -4,6 +4,7 @@ pub mod catalogue;
 mod cluster;
 pub mod diagnose;
 pub mod kubectl_plugin;
+pub mod open;
 mod report;
 pub mod runbook;
 pub mod serve;

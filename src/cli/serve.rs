@@ -14,6 +14,8 @@ use tokio::task::JoinHandle;
 
 use crate::diagnosis::Settings;
 use crate::output::RunbookLinks;
+use crate::server::auth::reviews::KubeReviewer;
+use crate::server::auth::{self, Auth, AuthMode};
 use crate::server::web_config::WebSecurity;
 use crate::server::{App, Source, basic_auth, tls};
 use crate::source::watch::shard::Shard;
@@ -136,6 +138,38 @@ pub struct ServeArgs {
     )]
     pub(crate) web_config_file: Option<PathBuf>,
 
+    /// Who may see what: `none` (the default; anyone who reaches the port, or
+    /// the web config's basic auth and client certificates) or `kubernetes`
+    /// (recommended): every request but /healthz and /readyz carries a bearer
+    /// token, reviewed by the API server (TokenReview) and authorized
+    /// (SubjectAccessReview): /metrics needs `get` on the non-resource URL
+    /// /metrics; /findings, the landing page and the runbooks show each viewer
+    /// the findings of the namespaces where they may `list pods`, and those
+    /// about nodes and the cluster if they may `list nodes`. The web config
+    /// may say the same with `auth: kubernetes`.
+    #[arg(long, value_name = "MODE", value_parser = AuthMode::parse, env = "KUBE_LIFECYCLE_AUTH")]
+    pub(crate) auth: Option<AuthMode>,
+
+    /// With --auth kubernetes: the audiences a token must be for (repeatable);
+    /// by default the API server's own.
+    #[arg(
+        long = "auth-token-audience",
+        value_name = "AUDIENCE",
+        env = "KUBE_LIFECYCLE_AUTH_TOKEN_AUDIENCES",
+        value_delimiter = ','
+    )]
+    pub(crate) auth_token_audiences: Vec<String>,
+
+    /// With --auth kubernetes: how long an accepted token and an allowed
+    /// request are remembered.
+    #[arg(long, value_parser = parse_std_duration, default_value = "2m", env = "KUBE_LIFECYCLE_AUTH_CACHE_TTL")]
+    pub(crate) auth_cache_ttl: std::time::Duration,
+
+    /// With --auth kubernetes: how long a refused token and a denied request
+    /// are remembered (shorter, so a new grant is seen soon).
+    #[arg(long, value_parser = parse_std_duration, default_value = "30s", env = "KUBE_LIFECYCLE_AUTH_DENIED_CACHE_TTL")]
+    pub(crate) auth_denied_cache_ttl: std::time::Duration,
+
     #[command(flatten)]
     pub(crate) thresholds: Thresholds,
 }
@@ -180,6 +214,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         Some(path) => Some(Arc::new(WebSecurity::load(path)?)),
         None => None,
     };
+    let mode = auth_mode(&args, security.as_deref())?;
+    // Checked before the watches start: an exporter that cannot review
+    // tokens refuses to start rather than serve everyone or no one.
+    let reviewer = match mode {
+        AuthMode::Kubernetes => Some(reviewer(&args).await?),
+        AuthMode::None => None,
+    };
     let settings = args.thresholds.settings();
     let (live, source, watchers) = match &args.from_file {
         Some(path) => {
@@ -193,7 +234,20 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .context("starting the thread that keeps the findings current")?;
 
     let links = RunbookLinks::from_base_url(Some(&args.runbook_base_url));
-    let app = Arc::new(App::new(live, links, source, args.max_series_per_family));
+    let mut app = App::new(live.clone(), links, source, args.max_series_per_family);
+    if let Some(reviewer) = reviewer {
+        let settings = auth::Settings {
+            audiences: args.auth_token_audiences.clone(),
+            allowed_ttl: args.auth_cache_ttl,
+            denied_ttl: args.auth_denied_cache_ttl,
+        };
+        tracing::info!(
+            audiences = ?settings.audiences,
+            "--auth kubernetes: every request but /healthz and /readyz needs a bearer token the API server accepts"
+        );
+        app = app.with_auth(Auth::new(Box::new(reviewer), settings, live));
+    }
+    let app = Arc::new(app);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
@@ -203,6 +257,56 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The mode of `--auth`, or of the web config's `auth` when the flag is not
+/// given; refused when they disagree, or when basic auth would read the same
+/// `Authorization` header.
+fn auth_mode(args: &ServeArgs, security: Option<&WebSecurity>) -> Result<AuthMode> {
+    let file = security.and_then(|s| s.current().auth);
+    let mode = match (args.auth, file) {
+        (Some(flag), Some(file)) if flag != file => anyhow::bail!(
+            "--auth {} and the web config's `auth: {}` disagree; say it once",
+            flag.as_str(),
+            file.as_str()
+        ),
+        (flag, file) => flag.or(file).unwrap_or_default(),
+    };
+    if mode == AuthMode::Kubernetes && security.is_some_and(|s| !s.current().users.is_empty()) {
+        anyhow::bail!(
+            "--auth kubernetes and the web config's basic_auth_users both read the Authorization header; keep one"
+        );
+    }
+    Ok(mode)
+}
+
+/// The reviews' client, once the exporter has checked that it may create
+/// them. Its requests time out quickly: a viewer waits on them.
+async fn reviewer(args: &ServeArgs) -> Result<KubeReviewer> {
+    let mut config = super::cluster::config(args.kubeconfig.as_deref(), args.context.as_deref())
+        .await
+        .context(
+            "--auth kubernetes reviews tokens with the Kubernetes API server (serve --from-file too): \
+             run in a pod, or give --kubeconfig or --context",
+        )?;
+    config.connect_timeout = Some(std::time::Duration::from_secs(5));
+    config.read_timeout = Some(std::time::Duration::from_secs(10));
+    config.write_timeout = Some(std::time::Duration::from_secs(10));
+    let url = config.cluster_url.to_string();
+    let client =
+        Client::try_from(config).context("building the Kubernetes client for the reviews")?;
+    let reviewer = KubeReviewer::new(client);
+    let missing = reviewer.missing_rules().await.with_context(|| {
+        format!("--auth kubernetes: asking the API server at {url} whether the exporter may create tokenreviews and subjectaccessreviews")
+    })?;
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "--auth kubernetes: the exporter's service account may not create the reviews it needs; \
+             add to its ClusterRole: {} (deploy/README.md, \"Authentication\")",
+            missing.join(", ")
+        );
+    }
+    Ok(reviewer)
 }
 
 /// While a watched model that takes more than 10 ms to judge changes, reads

@@ -2,6 +2,7 @@
 //! and the runbooks. Routing and HTTP only: what a response says is the
 //! outputs' to render.
 
+pub(crate) mod auth;
 pub(crate) mod basic_auth;
 pub(crate) mod exposition;
 pub(crate) mod runbooks;
@@ -12,16 +13,18 @@ pub(crate) mod web_config;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use axum::{Router, middleware};
 
 use crate::diagnosis::{Finding, RootCauses};
 use crate::output::{FindingFilter, Paging, RunbookLinks, html, json, metrics};
 use crate::source::watch::{Connection, LiveState};
 
+use auth::scope::{self, Scope};
+use auth::{Auth, Viewer};
 use exposition::Format;
 
 /// Where the findings come from, as the pages say it.
@@ -47,6 +50,8 @@ pub(crate) struct App {
     summaries: summaries::Summaries,
     /// The findings' families in the classic text format, as last written.
     classic: exposition::ClassicParts,
+    /// `--auth kubernetes`: who asks, and what they may see.
+    auth: Option<Arc<Auth>>,
 }
 
 /// How many findings one piece of a streamed `/findings` body holds.
@@ -67,11 +72,19 @@ impl App {
             source,
             summaries: Default::default(),
             classic: Default::default(),
+            auth: None,
         }
     }
 
+    /// Every request but the probes authenticated and authorized by `auth`.
+    pub(crate) fn with_auth(mut self, auth: Auth) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
+    }
+
     pub(crate) fn router(self: Arc<Self>) -> Router {
-        Router::new()
+        let auth = self.auth.clone();
+        let router = Router::new()
             .route("/", get(landing_page))
             .route("/metrics", get(metrics))
             .route("/findings", get(findings))
@@ -81,7 +94,13 @@ impl App {
             .route("/runbooks/{slug}", get(runbooks::show))
             .route("/runbooks/for/{anomaly}/{cause}", get(runbooks::for_cause))
             .fallback(not_found)
-            .with_state(self)
+            .with_state(self);
+        let router = match auth {
+            Some(auth) => router.layer(middleware::from_fn_with_state(auth, auth::guard)),
+            None => router,
+        };
+        router
+            .layer(middleware::from_fn(auth::security_headers))
             // gzip whenever the client asks (Prometheus does), streamed bodies too.
             .layer(tower_http::compression::CompressionLayer::new())
     }
@@ -119,6 +138,7 @@ async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 /// written a few hundred findings at a time.
 async fn findings(
     State(app): State<Arc<App>>,
+    viewer: Option<Extension<Viewer>>,
     Query(filter): Query<FindingFilter>,
     Query(paging): Query<Paging>,
 ) -> Response {
@@ -127,6 +147,12 @@ async fn findings(
         .await
         .unwrap_or_default();
     let mut list = chosen(all, &filter, &roots);
+    if let Some(Extension(viewer)) = viewer {
+        match viewer.scope(&list, false).await {
+            Ok(scope) => list = scope::visible(list, &scope),
+            Err(unavailable) => return unavailable.into_response(),
+        }
+    }
     if paging.limit.is_some() || paging.page.is_some() {
         let range = Paging {
             limit: Some(paging.limit.unwrap_or(usize::MAX)),
@@ -225,19 +251,47 @@ fn connection_words(connection: Connection) -> String {
 
 async fn landing_page(
     State(app): State<Arc<App>>,
+    viewer: Option<Extension<Viewer>>,
     Query(filter): Query<FindingFilter>,
     Query(paging): Query<Paging>,
-) -> Html<String> {
+) -> Response {
     let live = app.live.clone();
     let now = live.now();
     let (all, roots) = tokio::task::spawn_blocking(move || live.explained(now))
         .await
         .unwrap_or_default();
-    let findings = chosen(all.clone(), &filter, &roots);
-    let summary = app.summaries.of(&all, &roots, &filter, &findings);
+    let mut findings = chosen(all.clone(), &filter, &roots);
+    // A viewer who may not see everything gets the findings they may see,
+    // summarised apart, the part of their root causes they may see, and no
+    // count or error of the whole cluster.
+    let mut restricted: Option<(Viewer, Scope)> = None;
+    if let Some(Extension(viewer)) = viewer {
+        match viewer.scope(&findings, true).await {
+            Ok(scope) if scope.is_everything() => {}
+            Ok(scope) => {
+                findings = scope::visible(findings, &scope);
+                restricted = Some((viewer, scope));
+            }
+            Err(unavailable) => return unavailable.into_response(),
+        }
+    }
+    let shown_roots = match &restricted {
+        Some((_, scope)) => Arc::new(scope.roots(&roots)),
+        None => roots.clone(),
+    };
+    let summary = app.summaries.of(
+        &all,
+        &roots,
+        &filter,
+        restricted.as_ref().map(|(_, scope)| scope),
+        &findings,
+        &shown_roots,
+    );
     let readiness = app.live.readiness();
-    let counts = app.live.counts();
-    let errors = app.live.current_errors();
+    let (counts, errors) = match restricted {
+        None => (app.live.counts(), app.live.current_errors()),
+        Some(_) => (Vec::new(), Vec::new()),
+    };
     let connections: Vec<_> = app
         .live
         .connections()
@@ -265,7 +319,13 @@ async fn landing_page(
         showing,
         filter: &filter,
         paging,
-        roots: &roots,
+        roots: &shown_roots,
+        viewer: restricted.as_ref().map(|(viewer, scope)| html::Viewer {
+            user: &viewer.user.username,
+            all_namespaces: scope.all_namespaces,
+            namespaces: &scope.namespaces,
+            nodes: scope.nodes,
+        }),
     };
-    Html(html::landing_summarised(&page, &summary))
+    Html(html::landing_summarised(&page, &summary)).into_response()
 }

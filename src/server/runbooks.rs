@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::App;
+use super::auth::{Viewer, scope};
 use crate::diagnosis::{Cause, Runbook};
 use crate::output::html;
 
@@ -18,7 +19,11 @@ pub(crate) async fn index() -> Html<String> {
 
 /// `/runbooks/<alert in lower case>` (the alert name in any case is accepted),
 /// opened on what the alert covers right now.
-pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) -> Response {
+pub(crate) async fn show(
+    State(app): State<Arc<App>>,
+    viewer: Option<Extension<Viewer>>,
+    Path(slug): Path<String>,
+) -> Response {
     let slug = slug.trim_end_matches(".md");
     let Some(runbook) = Runbook::from_slug(slug) else {
         return (
@@ -48,13 +53,26 @@ pub(crate) async fn show(State(app): State<Arc<App>>, Path(slug): Path<String>) 
     let (all, roots) = tokio::task::spawn_blocking(move || live.explained(now))
         .await
         .unwrap_or_default();
-    let findings: Vec<Arc<crate::diagnosis::Finding>> = all
-        .iter()
-        .filter(|f| covers.contains(&f.cause))
-        .cloned()
-        .collect();
+    let mut covered: Arc<Vec<_>> = Arc::new(
+        all.iter()
+            .filter(|f| covers.contains(&f.cause))
+            .cloned()
+            .collect(),
+    );
+    let mut roots = roots;
+    if let Some(Extension(viewer)) = viewer {
+        match viewer.scope(&covered, false).await {
+            Ok(scope) => {
+                covered = scope::visible(covered, &scope);
+                if !scope.is_everything() {
+                    roots = Arc::new(scope.roots(&roots));
+                }
+            }
+            Err(unavailable) => return unavailable.into_response(),
+        }
+    }
     let evidence = html::Evidence::Findings {
-        findings: &findings,
+        findings: &covered,
         now,
         links: &app.links,
         roots: &roots,

@@ -1,11 +1,13 @@
-//! The landing page's summaries, written once per set of findings and
-//! filter: viewers reloading the page during an incident read them rather
-//! than each recounting every finding.
+//! The landing page's summaries, written once per set of findings, filter
+//! and viewer's scope: viewers reloading the page during an incident read
+//! them rather than each recounting every finding, and a viewer who may see
+//! less never reads a summary of more.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::auth::scope::Scope;
 use crate::diagnosis::{Finding, RootCauses};
 use crate::output::{FindingFilter, html};
 
@@ -24,20 +26,24 @@ struct Held {
     /// The findings summarised and their root causes (held, so that another
     /// set is told apart by address).
     of: Option<Explained>,
-    /// Oldest first.
-    by_filter: Vec<(FindingFilter, Arc<str>)>,
+    /// Oldest first; the scope is `None` for a viewer who sees everything.
+    by_filter: Vec<(FindingFilter, Option<Scope>, Arc<str>)>,
 }
 
 impl Summaries {
-    /// The summary of `chosen`, the findings of `all` that `filter` chooses:
-    /// kept from an earlier view of the same findings, or written now (one
-    /// writer at a time: viewers arriving together wait for the first).
+    /// The summary of `chosen`, the findings of `all` that `filter` chooses
+    /// and `scope` (a restricted viewer's) sees, with `shown_roots`, the part
+    /// of `roots` (those of `all`) the viewer sees: kept from an earlier view
+    /// of the same findings, or written now (one writer at a time: viewers
+    /// arriving together wait for the first).
     pub(crate) fn of(
         &self,
         all: &Arc<Vec<Arc<Finding>>>,
         roots: &Arc<RootCauses>,
         filter: &FindingFilter,
+        scope: Option<&Scope>,
         chosen: &[Arc<Finding>],
+        shown_roots: &RootCauses,
     ) -> Arc<str> {
         let mut held = self.0.lock();
         if !held
@@ -48,14 +54,19 @@ impl Summaries {
             held.of = Some((all.clone(), roots.clone()));
             held.by_filter.clear();
         }
-        if let Some((_, summary)) = held.by_filter.iter().find(|(f, _)| f == filter) {
+        if let Some((_, _, summary)) = held
+            .by_filter
+            .iter()
+            .find(|(f, s, _)| f == filter && s.as_ref() == scope)
+        {
             return summary.clone();
         }
-        let summary: Arc<str> = html::summary(chosen, filter, roots).into();
+        let summary: Arc<str> = html::summary(chosen, filter, shown_roots).into();
         if held.by_filter.len() == FILTERS_KEPT {
             held.by_filter.remove(0);
         }
-        held.by_filter.push((filter.clone(), summary.clone()));
+        held.by_filter
+            .push((filter.clone(), scope.cloned(), summary.clone()));
         summary
     }
 }
@@ -78,18 +89,18 @@ mod tests {
         let all = findings(&["a", "b"]);
         let roots = Arc::new(RootCauses::default());
         let none = FindingFilter::default();
-        let first = summaries.of(&all, &roots, &none, &all);
+        let first = summaries.of(&all, &roots, &none, None, &all, &roots);
         assert_eq!(*first, *html::summary(&all, &none, &roots));
         assert!(Arc::ptr_eq(
             &first,
-            &summaries.of(&all, &roots, &none, &all)
+            &summaries.of(&all, &roots, &none, None, &all, &roots)
         ));
 
         let filter = FindingFilter {
             namespace: Some("elsewhere".into()),
             ..Default::default()
         };
-        let filtered = summaries.of(&all, &roots, &filter, &[]);
+        let filtered = summaries.of(&all, &roots, &filter, None, &[], &roots);
         assert!(!Arc::ptr_eq(&first, &filtered));
         assert_eq!(
             *filtered,
@@ -97,8 +108,35 @@ mod tests {
         );
 
         let other = findings(&["a", "b", "c"]);
-        let again = summaries.of(&other, &roots, &none, &other);
+        let again = summaries.of(&other, &roots, &none, None, &other, &roots);
         assert!(!Arc::ptr_eq(&first, &again));
         assert_eq!(*again, *html::summary(&other, &none, &roots));
+    }
+
+    /// A restricted viewer's summary is written for their scope, never
+    /// read from another viewer's.
+    #[test]
+    fn a_restricted_viewer_reads_only_the_summary_of_their_scope() {
+        let summaries = Summaries::default();
+        let all = findings(&["a", "b"]);
+        let roots = Arc::new(RootCauses::default());
+        let none = FindingFilter::default();
+        let everything = summaries.of(&all, &roots, &none, None, &all, &roots);
+        let nothing = Scope {
+            all_namespaces: false,
+            namespaces: Default::default(),
+            nodes: false,
+        };
+        let theirs = summaries.of(&all, &roots, &none, Some(&nothing), &[], &roots);
+        assert!(!Arc::ptr_eq(&everything, &theirs));
+        assert_eq!(*theirs, *html::summary::<Arc<Finding>>(&[], &none, &roots));
+        assert!(Arc::ptr_eq(
+            &theirs,
+            &summaries.of(&all, &roots, &none, Some(&nothing), &[], &roots)
+        ));
+        assert!(Arc::ptr_eq(
+            &everything,
+            &summaries.of(&all, &roots, &none, None, &all, &roots)
+        ));
     }
 }

@@ -23,6 +23,7 @@ use axum::http::{HeaderName, HeaderValue};
 use parking_lot::{Mutex, RwLock};
 use serde::Deserialize;
 
+use super::auth::AuthMode;
 use super::tls::{self, ClientAuth, TlsVersion};
 
 /// A web configuration that loaded and passed every check.
@@ -35,6 +36,8 @@ pub(crate) struct WebConfig {
     /// Headers added to every response.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     pub http2: bool,
+    /// `auth:` (this exporter's own key, as `--auth`); changing it needs a restart.
+    pub auth: Option<AuthMode>,
     /// The configuration file and the files it names, watched for changes.
     pub files: Vec<PathBuf>,
 }
@@ -103,6 +106,9 @@ struct RawConfig {
     basic_auth_users: Option<BTreeMap<String, String>>,
     #[serde(default)]
     rate_limit: Option<serde::de::IgnoredAny>,
+    /// Not of the exporter-toolkit: `none` or `kubernetes`, as `--auth`.
+    #[serde(default)]
+    auth: Option<String>,
 }
 
 /// Every field is `Some` when its key is written, even blank or null, so a
@@ -214,6 +220,12 @@ impl WebConfig {
         let http2 = http.http2.unwrap_or(true);
         let headers = check_headers(&http.headers)?;
         let users = check_users(raw.basic_auth_users.unwrap_or_default())?;
+        let auth = raw
+            .auth
+            .as_deref()
+            .map(AuthMode::parse)
+            .transpose()
+            .map_err(|message| FieldError::new("auth", message))?;
         let mut files = vec![path.to_path_buf()];
         let tls = match raw.tls_server_config {
             Some(raw_tls) if tls::is_enabled(&raw_tls) => {
@@ -226,6 +238,7 @@ impl WebConfig {
             users,
             headers,
             http2,
+            auth,
             files,
         })
     }
@@ -468,6 +481,12 @@ impl WebSecurity {
                     "web config changed: turning TLS on or off needs a restart; keeping the previous configuration"
                 );
             }
+            Ok(config) if config.auth != in_force.auth => {
+                tracing::error!(
+                    file = %self.path.display(),
+                    "web config changed: changing `auth` needs a restart; keeping the previous configuration"
+                );
+            }
             Ok(config) => {
                 tracing::info!(file = %self.path.display(), users = config.users.len(), "web config reloaded");
                 if config.files != watch.files {
@@ -567,6 +586,24 @@ mod tests {
         .unwrap();
         assert_eq!(config.headers.len(), 1);
         assert_eq!(config.headers[0].0, "x-frame-options");
+    }
+
+    #[test]
+    fn auth_is_none_or_kubernetes() {
+        assert_eq!(
+            load_text("auth: kubernetes\n").unwrap().auth,
+            Some(AuthMode::Kubernetes)
+        );
+        assert_eq!(
+            load_text("auth: none\n").unwrap().auth,
+            Some(AuthMode::None)
+        );
+        assert_eq!(load_text("{}\n").unwrap().auth, None);
+        let message = error("auth: oidc\n");
+        assert!(
+            message.contains("auth: \"oidc\" is not one of none, kubernetes"),
+            "{message}"
+        );
     }
 
     #[test]

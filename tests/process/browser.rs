@@ -404,3 +404,36 @@ fn a_pod_name_with_markup_and_a_bidi_override_renders_as_text() {
         );
     }
 }
+
+/// The page under `--auth kubernetes`, loaded through `kubectl lifecycle
+/// open`'s local proxy as the payments team: it loads with its style (the
+/// Content-Security-Policy allows the one inline style sheet by its hash)
+/// and shows that team's findings and no other's.
+#[test]
+fn the_page_loads_through_the_plugins_proxy_as_one_team() {
+    use crate::kubernetes_auth::{PAYMENTS, Proxy, cluster, kubeconfig_for};
+    let Some(mut browser) = browser_or_skip() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let c = runtime.block_on(cluster());
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = kubeconfig_for(&c.api, Some(PAYMENTS), dir.path());
+    let proxy = Proxy::open(&kubeconfig, &c.exporter.base);
+    let url = format!("{}/", proxy.url);
+    browser.viewport(1280, 900, false);
+    browser.open(&url);
+    let text = browser.eval("document.body.innerText");
+    let text = text.as_str().unwrap();
+    assert!(text.contains("checkout-6b8f9d7c5-x2k4p"), "{text}");
+    assert!(text.contains("Findings (2)"), "{text}");
+    assert!(!text.contains("gui-5cd74fc875-7hx2m"), "{text}");
+    assert!(!text.contains("zookeeper-0"), "{text}");
+    // The style sheet applied: the policy did not block it.
+    assert_eq!(
+        browser.eval("getComputedStyle(document.querySelector('table')).borderCollapse"),
+        json!("collapse")
+    );
+    drop(proxy);
+    drop(c);
+}

@@ -15,6 +15,7 @@ mod faults;
 mod hostile_input;
 mod incident_replay;
 mod kubectl_plugin;
+mod kubernetes_auth;
 mod label_escaping;
 mod list_pages;
 mod live_exporter;

@@ -328,6 +328,48 @@ impl RootCauses {
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()
     }
+
+    /// The part of them one viewer may see: the findings `sees`, the victims
+    /// in the namespaces `sees_namespace` (a namespace's own name for a
+    /// namespace); a root cause none of whose findings is seen is left out,
+    /// so that no name or count is told of what the viewer may not see.
+    pub fn restricted(
+        &self,
+        sees: impl Fn(&Finding) -> bool,
+        sees_namespace: impl Fn(&str) -> bool,
+    ) -> RootCauses {
+        let mut kept: HashMap<usize, usize> = HashMap::default();
+        let mut roots = Vec::new();
+        for (i, root) in self.roots.iter().enumerate() {
+            let findings: Vec<Arc<Finding>> =
+                root.findings.iter().filter(|f| sees(f)).cloned().collect();
+            if findings.is_empty() {
+                continue;
+            }
+            kept.insert(i, roots.len());
+            roots.push(Root {
+                key: root.key.clone(),
+                since: root.since,
+                runbook: root.runbook,
+                victims: root
+                    .victims
+                    .iter()
+                    .filter(|v| sees_namespace(v.namespace()))
+                    .cloned()
+                    .collect(),
+                findings,
+            });
+        }
+        let by_finding = roots
+            .iter()
+            .flat_map(|r| &r.findings)
+            .filter_map(|f| {
+                let old = self.by_finding.get(&address(f))?;
+                Some((address(f), *kept.get(old)?))
+            })
+            .collect();
+        RootCauses { roots, by_finding }
+    }
 }
 
 /// A verdict's own root: its workload's pod template, when its pods say why

@@ -9,6 +9,7 @@ mod discovery;
 mod list;
 mod query;
 mod record;
+mod reviews;
 mod route;
 mod watch;
 
@@ -18,7 +19,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::{Method, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 
 pub use record::RequestRecord;
 
@@ -36,6 +37,18 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .route("/readyz", get(discovery::healthz))
         .route("/api", get(discovery::core_versions))
         .route("/apis", get(discovery::groups))
+        .route(
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            post(reviews::token_review),
+        )
+        .route(
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            post(reviews::subject_access_review),
+        )
+        .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            post(reviews::self_subject_access_review),
+        )
         .fallback(resource_request)
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),

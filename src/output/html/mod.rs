@@ -105,7 +105,9 @@ fn filter_pairs(filter: &FindingFilter) -> Vec<(&'static str, &str)> {
     .collect()
 }
 
-const STYLE: &str = concat!(
+/// The pages' one style sheet, inline; the server's Content-Security-Policy
+/// allows it by its hash, and no script at all.
+pub(crate) const STYLE: &str = concat!(
     "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0 1em 2em;max-width:80em;color:#222;line-height:1.4}",
     "h1{font-size:1.6em}h1,h2,h3{overflow-wrap:anywhere}",
     ".skip{position:absolute;left:-999px;top:0;background:#fff;padding:.4em}.skip:focus{left:.5em}",
@@ -289,6 +291,44 @@ pub(crate) struct Page<'a, F = Finding> {
     pub paging: Paging,
     /// The root causes of the findings (of all of them, not only those chosen).
     pub roots: &'a RootCauses,
+    /// A viewer who may see only part of the findings (`--auth kubernetes`):
+    /// `findings` are already cut to that part; the page says so.
+    pub viewer: Option<Viewer<'a>>,
+}
+
+/// What a viewer may see, as the page tells them.
+pub(crate) struct Viewer<'a> {
+    pub user: &'a str,
+    /// May list pods in every namespace.
+    pub all_namespaces: bool,
+    /// Otherwise, the namespaces with findings where they may.
+    pub namespaces: &'a std::collections::BTreeSet<String>,
+    /// May list nodes.
+    pub nodes: bool,
+}
+
+impl Viewer<'_> {
+    /// What is shown and why, the same whether or not anything is hidden:
+    /// the page must not tell a viewer that there is more than they may see.
+    fn note(&self) -> String {
+        let namespaces = if self.all_namespaces {
+            "every namespace".to_string()
+        } else if self.namespaces.is_empty() {
+            "no namespace with findings".to_string()
+        } else {
+            let names: Vec<String> = self.namespaces.iter().map(|n| foreign(n)).collect();
+            format!("the namespaces {}", names.join(", "))
+        };
+        let nodes = if self.nodes {
+            "and the findings about nodes, registries and the cluster (you may list nodes)"
+        } else {
+            "but not the findings about nodes, registries and the cluster (they need <code>list nodes</code>)"
+        };
+        format!(
+            "<p class=\"viewer\">Signed in as <code>{}</code>. You see the findings of {namespaces}, where you may <code>list pods</code>, {nodes}; counts and summaries are of those alone. Your cluster administrator grants more with a Role or ClusterRole.</p>\n",
+            foreign(self.user)
+        )
+    }
 }
 /// The filter form: plain GET, usable without a script.
 fn filter_form(filter: &FindingFilter, paging: &Paging) -> String {
@@ -413,6 +453,9 @@ fn watches(
 /// what it shows): the summary, the filter form and the page of findings.
 fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String, summarised: &str) -> String {
     let total = page.findings.len();
+    if let Some(viewer) = &page.viewer {
+        html.push_str(&viewer.note());
+    }
     if !page.filter.is_empty() {
         let _ = writeln!(
             html,
@@ -421,7 +464,9 @@ fn findings_part<F: Borrow<Finding>>(page: &Page<F>, mut html: String, summarise
         );
     }
     if total == 0 {
-        let none = if page.filter.is_empty() {
+        let none = if page.viewer.is_some() {
+            "Nothing to show in what you may see."
+        } else if page.filter.is_empty() {
             "Nothing is stuck."
         } else {
             "No finding matches."

@@ -87,6 +87,7 @@ fn explained_page(
         filter,
         paging,
         roots,
+        viewer: None,
     })
 }
 
@@ -326,4 +327,47 @@ fn an_unknown_address_lists_what_exists() {
     for link in ["/metrics", "/findings", "/runbooks", "/readyz"] {
         assert!(page.contains(&format!("<a href=\"{link}\">")), "{link}");
     }
+}
+
+/// A restricted viewer is told what they see and why, in the same words
+/// whether or not anything was hidden from them.
+#[test]
+fn a_restricted_viewer_is_told_what_they_see() {
+    let namespaces: std::collections::BTreeSet<String> = ["ns-a".to_string()].into();
+    let filter = FindingFilter::default();
+    let links = RunbookLinks::BaseUrl("/runbooks".into());
+    let roots = RootCauses::default();
+    let page = |findings: &[Arc<Finding>]| {
+        landing(&Page {
+            findings,
+            now: now(),
+            roots: &roots,
+            links: &links,
+            showing: Showing::Snapshot {
+                file: "f",
+                taken: None,
+                objects: 1,
+            },
+            filter: &filter,
+            paging: Paging::default(),
+            viewer: Some(Viewer {
+                user: "alice<b>",
+                all_namespaces: false,
+                namespaces: &namespaces,
+                nodes: false,
+            }),
+        })
+    };
+    let empty = page(&[]);
+    assert!(
+        empty.contains("Signed in as <code><bdi>alice&lt;b&gt;</bdi></code>"),
+        "{empty}"
+    );
+    assert!(empty.contains("the namespaces <bdi>ns-a</bdi>"), "{empty}");
+    assert!(empty.contains("need <code>list nodes</code>"), "{empty}");
+    assert!(
+        empty.contains("Nothing to show in what you may see."),
+        "{empty}"
+    );
+    assert!(!empty.contains("Nothing is stuck"), "{empty}");
 }

@@ -66,6 +66,27 @@ struct EvictionLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    /// `metrics`, `findings`, `page`, `runbooks` or `other`.
+    endpoint: &'static str,
+    /// `allowed`, `denied`, `unauthenticated` or `error`.
+    decision: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheLabels {
+    /// `token` (TokenReview) or `access` (SubjectAccessReview).
+    review: &'static str,
+    /// `hit` or `miss`.
+    result: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReviewLabel {
+    review: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct BuildLabels {
     version: &'static str,
 }
@@ -224,6 +245,30 @@ const POD_EVICTIONS: MetricDoc = MetricDoc {
     example: "sum by (namespace, cause) (increase(kube_lifecycle_pod_evictions_total[15m])) > 5",
 };
 
+const AUTHORIZATION_DECISIONS: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_authorization_decisions",
+    kind: "counter",
+    labels: &["endpoint", "decision"],
+    help: "Requests decided by --auth kubernetes, by endpoint (metrics, findings, page, runbooks, other) and decision: allowed (answered; the findings cut to what the viewer may see), denied (403), unauthenticated (401: no token, or one the API server did not accept) or error (503: a review got no answer).",
+    example: "sum by (decision) (rate(kube_lifecycle_authorization_decisions_total{decision=\"error\"}[5m])) > 0",
+};
+
+const AUTHORIZATION_CACHE: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_authorization_cache_requests",
+    kind: "counter",
+    labels: &["review", "result"],
+    help: "Answers --auth kubernetes needed, by review (token: TokenReview, access: SubjectAccessReview) and result: hit (kept, or shared with a request that asked at the same time) or miss (a review asked of the API server).",
+    example: "sum by (review) (rate(kube_lifecycle_authorization_cache_requests_total{result=\"miss\"}[5m]))",
+};
+
+const AUTHORIZATION_CACHE_ENTRIES: MetricDoc = MetricDoc {
+    name: "kube_lifecycle_authorization_cache_entries",
+    kind: "gauge",
+    labels: &["review"],
+    help: "Review answers --auth kubernetes keeps (or awaits), by review; bounded (4,096 tokens, 65,536 access answers).",
+    example: "kube_lifecycle_authorization_cache_entries",
+};
+
 /// The exporter's own families, in the order `docs/metrics.md` lists them.
 pub(super) const CATALOGUE: &[MetricDoc] = &[
     WATCH_SYNCED,
@@ -242,6 +287,9 @@ pub(super) const CATALOGUE: &[MetricDoc] = &[
     POD_STARTUP,
     NAMESPACE_TERMINATING,
     POD_EVICTIONS,
+    AUTHORIZATION_DECISIONS,
+    AUTHORIZATION_CACHE,
+    AUTHORIZATION_CACHE_ENTRIES,
 ];
 
 /// The catalogue as markdown (kept in `docs/metrics.md`).
@@ -296,6 +344,9 @@ pub(crate) struct Telemetry {
     pod_startup: Histogram,
     namespace_terminating: Histogram,
     pod_evictions: Family<EvictionLabels, Counter>,
+    authorization_decisions: Family<DecisionLabels, Counter>,
+    authorization_cache: Family<CacheLabels, Counter>,
+    authorization_cache_entries: Family<ReviewLabel, Gauge>,
 }
 
 impl Default for Telemetry {
@@ -318,6 +369,9 @@ impl Default for Telemetry {
             pod_startup: Histogram::new(STARTUP_BUCKETS.iter().copied()),
             namespace_terminating: Histogram::new(NAMESPACE_BUCKETS.iter().copied()),
             pod_evictions: Family::default(),
+            authorization_decisions: Family::default(),
+            authorization_cache: Family::default(),
+            authorization_cache_entries: Family::default(),
         }
     }
 }
@@ -357,11 +411,49 @@ impl Telemetry {
             self.namespace_terminating.clone(),
         );
         add(registry, &POD_EVICTIONS, self.pod_evictions.clone());
+        add(
+            registry,
+            &AUTHORIZATION_DECISIONS,
+            self.authorization_decisions.clone(),
+        );
+        add(
+            registry,
+            &AUTHORIZATION_CACHE,
+            self.authorization_cache.clone(),
+        );
+        add(
+            registry,
+            &AUTHORIZATION_CACHE_ENTRIES,
+            self.authorization_cache_entries.clone(),
+        );
         self.build_info
             .get_or_create(&BuildLabels {
                 version: env!("CARGO_PKG_VERSION"),
             })
             .set(1);
+    }
+
+    /// `--auth kubernetes` decided a request to `endpoint`.
+    pub(crate) fn authorization_decided(&self, endpoint: &'static str, decision: &'static str) {
+        self.authorization_decisions
+            .get_or_create(&DecisionLabels { endpoint, decision })
+            .inc();
+    }
+
+    /// `--auth kubernetes` needed an answer of `review` (`hit` or `miss`);
+    /// its cache now holds `entries`.
+    pub(crate) fn authorization_looked_up(
+        &self,
+        review: &'static str,
+        result: &'static str,
+        entries: usize,
+    ) {
+        self.authorization_cache
+            .get_or_create(&CacheLabels { review, result })
+            .inc();
+        self.authorization_cache_entries
+            .get_or_create(&ReviewLabel { review })
+            .set(i64::try_from(entries).unwrap_or(i64::MAX));
     }
 
     /// A watch of `kind` has yet to complete its first list.
@@ -542,6 +634,8 @@ mod tests {
             ("ReplicaSet", "web-7d9f8"),
             EvictionCause::MemoryPressure,
         );
+        t.authorization_decided("findings", "allowed");
+        t.authorization_looked_up("token", "miss", 1);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         let mut registered: Vec<String> = text

@@ -68,6 +68,19 @@ const DEFAULT: Variant = Variant {
 const VARIANTS: &[Variant] = &[
     DEFAULT,
     Variant {
+        name: "--auth kubernetes",
+        release: RELEASE,
+        namespace: NAMESPACE,
+        values: "
+auth:
+  mode: kubernetes
+  tokenAudiences: [kube-lifecycle-exporter]
+prometheus:
+  monitor:
+    enabled: true
+",
+    },
+    Variant {
         name: "with the Prometheus Operator",
         release: RELEASE,
         namespace: NAMESPACE,
