@@ -6,6 +6,7 @@
 //! fail when a document's block differs from it.
 
 use crate::diagnosis::catalogue::Catalogue;
+use crate::model::Kind;
 
 /// One generated block: the document holding it, its name and its text.
 #[derive(Debug)]
@@ -31,6 +32,31 @@ pub fn blocks() -> Vec<Block> {
             text: catalogue.roots_markdown(),
         },
         Block {
+            path: "deploy/base/rbac.yaml",
+            name: "rules",
+            text: watched_rules("  "),
+        },
+        Block {
+            path: "deploy/helm/kube-lifecycle-exporter/templates/rbac.yaml",
+            name: "rules",
+            text: watched_rules("  "),
+        },
+        Block {
+            path: "deploy/README.md",
+            name: "rbac",
+            text: watched_table(),
+        },
+        Block {
+            path: "README.md",
+            name: "kubectl-get",
+            text: kubectl_get(),
+        },
+        Block {
+            path: "README.md",
+            name: "kubectl-get-dump",
+            text: kubectl_get(),
+        },
+        Block {
             path: "docs/metrics.md",
             name: "catalogue",
             text: catalogue.metrics_markdown(),
@@ -48,13 +74,100 @@ pub fn blocks() -> Vec<Block> {
     ]
 }
 
-/// The block `name` of `document`: where its text starts and ends.
+/// The block `name` of `document`: where its text starts and ends. Markdown
+/// marks it with HTML comments; YAML (and Helm templates) with `#` comment
+/// lines, the end marker's line kept whole.
 fn find(document: &str, name: &str) -> Option<(usize, usize)> {
-    let begin = format!("<!-- BEGIN GENERATED: {name} -->\n");
-    let end = format!("<!-- END GENERATED: {name} -->");
-    let start = document.find(&begin)? + begin.len();
-    let stop = start + document[start..].find(&end)?;
-    Some((start, stop))
+    let markers = [
+        (
+            format!("<!-- BEGIN GENERATED: {name} -->\n"),
+            format!("<!-- END GENERATED: {name} -->"),
+        ),
+        (
+            format!("# BEGIN GENERATED: {name}\n"),
+            format!("# END GENERATED: {name}"),
+        ),
+    ];
+    markers.iter().find_map(|(begin, end)| {
+        let start = document.find(begin.as_str())? + begin.len();
+        let marker = start + document[start..].find(end.as_str())?;
+        let stop = document[..marker].rfind('\n').map_or(marker, |n| n + 1);
+        Some((start, stop.max(start)))
+    })
+}
+
+/// The rules of the exporter's ClusterRole: list and watch on every kind the
+/// model holds, by API group, each resource with why it is watched, at
+/// `indent` (the base's YAML and the chart's template share them).
+pub fn watched_rules(indent: &str) -> String {
+    let mut groups: Vec<(&str, Vec<Kind>)> = Vec::new();
+    for kind in Kind::ALL {
+        match groups.iter_mut().find(|(g, _)| *g == kind.group()) {
+            Some((_, kinds)) => kinds.push(kind),
+            None => groups.push((kind.group(), vec![kind])),
+        }
+    }
+    let mut out = String::new();
+    for (group, kinds) in groups {
+        for kind in &kinds {
+            let served = if kind.is_optional() {
+                " (watched only where the API server serves them)"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "{indent}# {}: {}{served}.\n",
+                kind.plural(),
+                kind.purpose()
+            ));
+        }
+        let group = if group.is_empty() { "\"\"" } else { group };
+        let resources: Vec<&str> = kinds.iter().map(|k| k.plural()).collect();
+        out.push_str(&format!(
+            "{indent}- apiGroups: [{group}]\n{indent}  resources: [{}]\n{indent}  verbs: [list, watch]\n",
+            resources.join(", ")
+        ));
+    }
+    out
+}
+
+/// The same as a markdown table (deploy/README.md).
+fn watched_table() -> String {
+    let mut out = String::from("| API group | resources | verbs | why |\n|---|---|---|---|\n");
+    for kind in Kind::ALL {
+        let group = if kind.group().is_empty() {
+            "`\"\"` (core)".to_string()
+        } else {
+            format!("`{}`", kind.group())
+        };
+        let served = if kind.is_optional() {
+            " (watched where served)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "| {group} | `{}` | list, watch | {}{served} |\n",
+            kind.plural(),
+            kind.purpose()
+        ));
+    }
+    out
+}
+
+/// The `kubectl get` that dumps what `diagnose` reads: every kind every
+/// API server serves, then those some serve.
+fn kubectl_get() -> String {
+    let list = |optional: bool| -> Vec<&str> {
+        Kind::watch_order()
+            .filter(|k| k.is_optional() == optional)
+            .map(Kind::plural)
+            .collect()
+    };
+    format!(
+        "```sh\nkubectl get {} -A -o json > cluster.json\n# where the API server serves them, add {} to that list\n```\n",
+        list(false).join(","),
+        list(true).join(", ")
+    )
 }
 
 /// `document` with its block `name` holding `text`; `None` when it has no such

@@ -136,9 +136,11 @@ fn generate(root: &Path) -> Result<Outputs> {
     })?;
 
     let dashboards = stage("mixin", || render_mixin(root, &catalogue, &mut outputs))?;
+    // Before deploy: the documents' blocks include the base's RBAC rules,
+    // which the all-in-one file copies.
+    stage("docs", || write_doc_blocks(root, &mut outputs))?;
     stage("deploy", || write_deploy(&mut outputs, &dashboards))?;
     stage("helm", || copy_to_chart(&mut outputs, &dashboards))?;
-    stage("docs", || write_doc_blocks(root, &mut outputs))?;
     Ok(outputs)
 }
 

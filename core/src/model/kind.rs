@@ -1,25 +1,42 @@
 //! The kinds the model holds, in one table: what the API calls each one, where
-//! it is served, and whether it lives in a namespace. The type each kind
-//! decodes into is the other half of the table ([`Kind::visit`], in
-//! `object.rs`). Adding a kind is adding a row to both, and what the model
-//! and the diagnosis do with it: the sources read every kind from here.
+//! it is served, whether it lives in a namespace and whether every API server
+//! serves it. The type each kind decodes into is the other half of the table
+//! (`objects!`, in `object.rs`). Adding a kind is adding a row to both, and
+//! what the model and the diagnosis do with it: the sources, the RBAC of
+//! deploy/ and the documentation's lists read every kind from here.
 
 use std::fmt;
 
-/// The kinds the model holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Pod,
-    Node,
-    Namespace,
-    Deployment,
-    ReplicaSet,
-    StatefulSet,
-    DaemonSet,
-    ReplicationController,
-    Job,
-    Event,
-    ResourceClaim,
+/// Declares the table: one row per kind, from which [`Kind`], [`Kind::ALL`]
+/// and what the API says of each come.
+macro_rules! kinds {
+    ( $( $variant:ident => $name:literal, $plural:literal, $group:literal, $older:expr, $version:literal, $scope:ident, $served:ident, $why:literal; )+ ) => {
+        /// The kinds the model holds.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Kind {
+            $( $variant, )+
+        }
+
+        impl Kind {
+            pub const ALL: [Kind; [$( Kind::$variant ),+].len()] = [$( Kind::$variant ),+];
+
+            /// The table.
+            const fn about(self) -> About {
+                match self {
+                    $( Kind::$variant => About {
+                        name: $name,
+                        plural: $plural,
+                        group: $group,
+                        older_groups: $older,
+                        version: $version,
+                        scope: Scope::$scope,
+                        optional: matches!(Served::$served, Served::Optional),
+                        why: $why,
+                    }, )+
+                }
+            }
+        }
+    };
 }
 
 /// Where a kind's objects live.
@@ -27,6 +44,15 @@ pub enum Kind {
 enum Scope {
     Cluster,
     Namespaced,
+}
+
+/// Whether every API server serves a kind (`Always`), or only some do
+/// (`Optional`: newer ones, or where an API is enabled): an optional kind is
+/// watched where discovery says it is served.
+#[allow(dead_code)]
+enum Served {
+    Always,
+    Optional,
 }
 
 /// What the API says about a kind.
@@ -41,48 +67,45 @@ struct About {
     older_groups: &'static [&'static str],
     version: &'static str,
     scope: Scope,
+    optional: bool,
+    /// Why the exporter watches it (the RBAC rule's comment and the
+    /// documentation's tables say it).
+    why: &'static str,
+}
+
+const NONE: &[&str] = &[];
+// extensions/v1beta1 served Deployments, ReplicaSets and DaemonSets until
+// Kubernetes 1.16 (StatefulSets were never in it).
+const EXTENSIONS: &[&str] = &["extensions"];
+
+#[rustfmt::skip]
+kinds! {
+    Pod => "Pod", "pods", "", NONE, "v1", Namespaced, Always,
+        "what is diagnosed";
+    Node => "Node", "nodes", "", NONE, "v1", Cluster, Always,
+        "a lost or NotReady node explains its pods; pressure, taints and cordons explain pending pods and drains";
+    Namespace => "Namespace", "namespaces", "", NONE, "v1", Cluster, Always,
+        "Terminating namespaces; which namespaces a shard owns";
+    Deployment => "Deployment", "deployments", "apps", EXTENSIONS, "v1", Namespaced, Always,
+        "owners blocked by their pods (Recreate) or whose rollout is stuck";
+    ReplicaSet => "ReplicaSet", "replicasets", "apps", EXTENSIONS, "v1", Namespaced, Always,
+        "a Deployment's pods, by revision; owners whose pods the API server refuses";
+    StatefulSet => "StatefulSet", "statefulsets", "apps", NONE, "v1", Namespaced, Always,
+        "owners whose ordinals are blocked, whose update is stuck or whose pods are refused";
+    DaemonSet => "DaemonSet", "daemonsets", "apps", EXTENSIONS, "v1", Namespaced, Always,
+        "owners that miss nodes, whose pods are unavailable or refused";
+    ReplicationController => "ReplicationController", "replicationcontrollers", "", NONE, "v1", Namespaced, Always,
+        "owners whose pods the API server refuses";
+    Job => "Job", "jobs", "batch", NONE, "v1", Namespaced, Always,
+        "Jobs failed, not completing, blocked or refused their pods";
+    Event => "Event", "events", "", NONE, "v1", Namespaced, Always,
+        "the kubelet's, scheduler's and controllers' messages (warnings only: field selector type=Warning)";
+    // GA in 1.34; dumps of 1.31-1.33 clusters name v1alpha3/v1beta1/v1beta2 of the same group.
+    ResourceClaim => "ResourceClaim", "resourceclaims", "resource.k8s.io", NONE, "v1", Namespaced, Optional,
+        "device claims (DRA, 1.34+): whether a pod's claim exists or is being deleted";
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
-        Kind::Pod,
-        Kind::Node,
-        Kind::Namespace,
-        Kind::Deployment,
-        Kind::ReplicaSet,
-        Kind::StatefulSet,
-        Kind::DaemonSet,
-        Kind::ReplicationController,
-        Kind::Job,
-        Kind::Event,
-        Kind::ResourceClaim,
-    ];
-
-    /// The table.
-    const fn about(self) -> About {
-        use Scope::{Cluster, Namespaced};
-        const NONE: &[&str] = &[];
-        // extensions/v1beta1 served Deployments, ReplicaSets and DaemonSets
-        // until Kubernetes 1.16 (StatefulSets were never in it).
-        const EXTENSIONS: &[&str] = &["extensions"];
-        #[rustfmt::skip]
-        let about = match self {
-            Kind::Pod =>         About { name: "Pod",         plural: "pods",         group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
-            Kind::Node =>        About { name: "Node",        plural: "nodes",        group: "",     older_groups: NONE,       version: "v1", scope: Cluster },
-            Kind::Namespace =>   About { name: "Namespace",   plural: "namespaces",   group: "",     older_groups: NONE,       version: "v1", scope: Cluster },
-            Kind::Deployment =>  About { name: "Deployment",  plural: "deployments",  group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
-            Kind::ReplicaSet =>  About { name: "ReplicaSet",  plural: "replicasets",  group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
-            Kind::StatefulSet => About { name: "StatefulSet", plural: "statefulsets", group: "apps", older_groups: NONE,       version: "v1", scope: Namespaced },
-            Kind::DaemonSet =>   About { name: "DaemonSet",   plural: "daemonsets",   group: "apps", older_groups: EXTENSIONS, version: "v1", scope: Namespaced },
-            Kind::ReplicationController => About { name: "ReplicationController", plural: "replicationcontrollers", group: "", older_groups: NONE, version: "v1", scope: Namespaced },
-            Kind::Job =>         About { name: "Job",         plural: "jobs",         group: "batch", older_groups: NONE,     version: "v1", scope: Namespaced },
-            Kind::Event =>       About { name: "Event",       plural: "events",       group: "",     older_groups: NONE,       version: "v1", scope: Namespaced },
-            // GA in 1.34; dumps of 1.31-1.33 clusters name v1alpha3/v1beta1/v1beta2 of the same group.
-            Kind::ResourceClaim => About { name: "ResourceClaim", plural: "resourceclaims", group: "resource.k8s.io", older_groups: NONE, version: "v1", scope: Namespaced },
-        };
-        about
-    }
-
     /// The `kind` as the API spells it.
     pub const fn as_str(self) -> &'static str {
         self.about().name
@@ -102,9 +125,14 @@ impl Kind {
         self.about().version
     }
 
-    /// Served only by newer API servers: watched where they are served.
+    /// Why the exporter watches it.
+    pub const fn purpose(self) -> &'static str {
+        self.about().why
+    }
+
+    /// Served only by some API servers: watched where they are served.
     pub const fn is_optional(self) -> bool {
-        matches!(self, Kind::ResourceClaim)
+        self.about().optional
     }
 
     pub const fn is_namespaced(self) -> bool {

@@ -150,6 +150,9 @@ fn custom_resources_use_only_fields_their_apis_define() {
                                 "scheme",
                                 "tlsConfig",
                                 "basicAuth",
+                                // Prometheus's own token (--auth kubernetes),
+                                // as kube-prometheus's kubelet monitor reads it.
+                                "bearerTokenFile",
                                 "relabelings",
                                 "metricRelabelings",
                             ],

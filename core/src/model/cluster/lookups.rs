@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use super::Cluster;
-use crate::model::controllers::{Job, ReplicationController};
 use crate::model::event::Event;
 use crate::model::kind::Kind;
 use crate::model::meta::ObjectKey;
@@ -13,9 +12,8 @@ use crate::model::namespace::Namespace;
 use crate::model::node::Node;
 use crate::model::owner::{OwnerKey, owner_uid_agrees};
 use crate::model::pod::Pod;
-use crate::model::resource_claim::ResourceClaim;
 use crate::model::uid::Uid;
-use crate::model::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use crate::model::workload::{Deployment, ReplicaSet};
 
 impl Cluster {
     /// Every pod, in no particular order.
@@ -54,45 +52,12 @@ impl Cluster {
         self.namespaces.values()
     }
 
-    pub fn deployments(&self) -> impl Iterator<Item = &Deployment> {
-        self.deployments.values().map(|d| &**d)
-    }
-
-    pub(crate) fn stateful_sets(&self) -> impl Iterator<Item = &StatefulSet> {
-        self.stateful_sets.values().map(|s| &**s)
-    }
-
-    pub(crate) fn daemon_sets(&self) -> impl Iterator<Item = &DaemonSet> {
-        self.daemon_sets.values().map(|d| &**d)
-    }
-
     pub(crate) fn replica_sets(&self) -> impl Iterator<Item = &ReplicaSet> {
         self.replica_sets.values().map(|r| &**r)
     }
 
     pub(crate) fn replica_set(&self, key: &ObjectKey) -> Option<&ReplicaSet> {
         self.replica_sets.get(key).map(|r| &**r)
-    }
-
-    pub(crate) fn replication_controllers(&self) -> impl Iterator<Item = &ReplicationController> {
-        self.replication_controllers.values().map(|r| &**r)
-    }
-
-    /// A ResourceClaim by namespace and name.
-    pub(crate) fn resource_claim(&self, namespace: &str, name: &str) -> Option<&ResourceClaim> {
-        self.resource_claims
-            .get(&ObjectKey::new(namespace, name))
-            .map(|c| &**c)
-    }
-
-    pub(crate) fn job(&self, namespace: &str, name: &str) -> Option<&Job> {
-        self.jobs
-            .get(&ObjectKey::new(namespace, name))
-            .map(|j| &**j)
-    }
-
-    pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {
-        self.jobs.values().map(|j| &**j)
     }
 
     /// Pods bound to a node.

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use foldhash::HashMap;
 
 use super::changes::{ChangeLog, Changes};
-use super::controllers::{Job, ReplicationController};
 use super::event_store::{EventStore, Subject};
 use super::index::{index_insert, index_remove};
 use super::kind::Kind;
@@ -23,11 +22,10 @@ use super::meta::{Meta, ObjectKey, Time};
 use super::name::Name;
 use super::namespace::Namespace;
 use super::node::Node;
-use super::object::Object;
+use super::object::{Object, PlainStores};
 use super::owner::OwnerKey;
 use super::pod::Pod;
-use super::resource_claim::ResourceClaim;
-use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use super::workload::ReplicaSet;
 
 /// A change to the events about `subject`: a pod's own findings read those
 /// about it.
@@ -61,15 +59,11 @@ pub struct Cluster {
     pods: HashMap<Arc<ObjectKey>, Arc<Pod>>,
     nodes: BTreeMap<Name, Node>,
     namespaces: BTreeMap<Name, Namespace>,
-    /// The workloads are boxed: a B-tree's spare slots then cost a pointer
-    /// each rather than a whole object.
-    deployments: BTreeMap<ObjectKey, Box<Deployment>>,
+    /// Boxed: a B-tree's spare slots then cost a pointer each rather than a
+    /// whole object.
     replica_sets: BTreeMap<ObjectKey, Box<ReplicaSet>>,
-    stateful_sets: BTreeMap<ObjectKey, Box<StatefulSet>>,
-    daemon_sets: BTreeMap<ObjectKey, Box<DaemonSet>>,
-    replication_controllers: BTreeMap<ObjectKey, Box<ReplicationController>>,
-    jobs: BTreeMap<ObjectKey, Box<Job>>,
-    resource_claims: BTreeMap<ObjectKey, Box<ResourceClaim>>,
+    /// The kinds held as they are, with no index of their own (`object.rs`).
+    plain: PlainStores,
     events: EventStore,
     /// The pod indexes are looked up by node or owner and never walked, so
     /// they are hash maps; each holds its keys in a sorted list.
@@ -135,9 +129,6 @@ impl Cluster {
             Object::Namespace(ns) => {
                 self.namespaces.insert(key.name, ns);
             }
-            Object::Deployment(d) => {
-                self.deployments.insert(key, Box::new(d));
-            }
             Object::ReplicaSet(rs) => {
                 if let Some(old) = self.replica_sets.get(&key) {
                     index_remove(
@@ -153,26 +144,17 @@ impl Cluster {
                 );
                 self.replica_sets.insert(key, Box::new(rs));
             }
-            Object::StatefulSet(s) => {
-                self.stateful_sets.insert(key, Box::new(s));
-            }
-            Object::DaemonSet(d) => {
-                self.daemon_sets.insert(key, Box::new(d));
-            }
-            Object::ReplicationController(rc) => {
-                self.replication_controllers.insert(key, Box::new(rc));
-            }
-            Object::Job(j) => {
-                self.jobs.insert(key, Box::new(j));
-            }
             Object::Event(e) => {
                 let pods = self.pods.len();
                 let changes = &mut self.changes;
                 self.events
                     .apply(e, &mut |subject| event_touched(changes, pods, subject));
             }
-            Object::ResourceClaim(c) => {
-                self.resource_claims.insert(key, Box::new(c));
+            plain => {
+                // Every other kind is a plain one (the match above names the
+                // indexed kinds); it takes them all.
+                let rest = self.plain.apply(key, plain);
+                debug_assert!(rest.is_none(), "{rest:?}: neither indexed nor plain");
             }
         }
     }
@@ -200,9 +182,6 @@ impl Cluster {
             Kind::Namespace => {
                 self.namespaces.remove(&key.name);
             }
-            Kind::Deployment => {
-                self.deployments.remove(key);
-            }
             Kind::ReplicaSet => {
                 if let Some(old) = self.replica_sets.remove(key) {
                     index_remove(
@@ -212,26 +191,14 @@ impl Cluster {
                     );
                 }
             }
-            Kind::StatefulSet => {
-                self.stateful_sets.remove(key);
-            }
-            Kind::DaemonSet => {
-                self.daemon_sets.remove(key);
-            }
-            Kind::ReplicationController => {
-                self.replication_controllers.remove(key);
-            }
-            Kind::Job => {
-                self.jobs.remove(key);
-            }
             Kind::Event => {
                 let pods = self.pods.len();
                 let changes = &mut self.changes;
                 self.events
                     .delete(key, &mut |subject| event_touched(changes, pods, subject));
             }
-            Kind::ResourceClaim => {
-                self.resource_claims.remove(key);
+            plain => {
+                self.plain.delete(plain, key);
             }
         }
     }
@@ -272,21 +239,13 @@ impl Cluster {
         fn named<T>(m: &BTreeMap<Name, T>) -> Vec<ObjectKey> {
             m.keys().map(|n| ObjectKey::new("", n.clone())).collect()
         }
-        fn keyed<T>(m: &BTreeMap<ObjectKey, T>) -> Vec<ObjectKey> {
-            m.keys().cloned().collect()
-        }
         match kind {
             Kind::Pod => self.pods.keys().map(|k| (**k).clone()).collect(),
             Kind::Node => named(&self.nodes),
             Kind::Namespace => named(&self.namespaces),
-            Kind::Deployment => keyed(&self.deployments),
-            Kind::ReplicaSet => keyed(&self.replica_sets),
-            Kind::StatefulSet => keyed(&self.stateful_sets),
-            Kind::DaemonSet => keyed(&self.daemon_sets),
-            Kind::ReplicationController => keyed(&self.replication_controllers),
-            Kind::Job => keyed(&self.jobs),
-            Kind::ResourceClaim => keyed(&self.resource_claims),
+            Kind::ReplicaSet => self.replica_sets.keys().cloned().collect(),
             Kind::Event => self.events.keys().cloned().collect(),
+            plain => self.plain.keys(plain).unwrap_or_default(),
         }
     }
 
@@ -304,16 +263,8 @@ impl Cluster {
         (pods.into_iter().map(|p| Object::Pod(p.clone())))
             .chain(self.nodes.values().cloned().map(Object::Node))
             .chain(self.namespaces.values().cloned().map(Object::Namespace))
-            .chain(boxed(&self.deployments, Object::Deployment))
             .chain(boxed(&self.replica_sets, Object::ReplicaSet))
-            .chain(boxed(&self.stateful_sets, Object::StatefulSet))
-            .chain(boxed(&self.daemon_sets, Object::DaemonSet))
-            .chain(boxed(
-                &self.replication_controllers,
-                Object::ReplicationController,
-            ))
-            .chain(boxed(&self.jobs, Object::Job))
-            .chain(boxed(&self.resource_claims, Object::ResourceClaim))
+            .chain(self.plain.objects())
             .chain(self.events.all().cloned().map(Object::Event))
             .collect()
     }
@@ -329,17 +280,14 @@ impl Cluster {
             }
             Kind::Node => self.nodes.clear(),
             Kind::Namespace => self.namespaces.clear(),
-            Kind::Deployment => self.deployments.clear(),
             Kind::ReplicaSet => {
                 self.replica_sets.clear();
                 self.replica_sets_by_owner.clear();
             }
-            Kind::StatefulSet => self.stateful_sets.clear(),
-            Kind::DaemonSet => self.daemon_sets.clear(),
-            Kind::ReplicationController => self.replication_controllers.clear(),
-            Kind::Job => self.jobs.clear(),
-            Kind::ResourceClaim => self.resource_claims.clear(),
             Kind::Event => self.events = EventStore::default(),
+            plain => {
+                self.plain.clear(plain);
+            }
         }
     }
 
@@ -350,6 +298,11 @@ impl Cluster {
         let changes = &mut self.changes;
         self.events
             .prune(cutoff, &mut |subject| event_touched(changes, pods, subject));
+    }
+
+    /// The kinds held as they are (their lookups are `object.rs`'s).
+    pub(crate) fn plain(&self) -> &PlainStores {
+        &self.plain
     }
 
     /// Records that `kind` was listed even if no object of it exists, so that
@@ -428,14 +381,9 @@ impl Cluster {
             Kind::Pod => self.pods.len(),
             Kind::Node => self.nodes.len(),
             Kind::Namespace => self.namespaces.len(),
-            Kind::Deployment => self.deployments.len(),
             Kind::ReplicaSet => self.replica_sets.len(),
-            Kind::StatefulSet => self.stateful_sets.len(),
-            Kind::DaemonSet => self.daemon_sets.len(),
-            Kind::ReplicationController => self.replication_controllers.len(),
-            Kind::Job => self.jobs.len(),
-            Kind::ResourceClaim => self.resource_claims.len(),
             Kind::Event => self.events.len(),
+            plain => self.plain.len(plain).unwrap_or_default(),
         }
     }
 
