@@ -3,3 +3,4 @@
 // _config: the cluster label, the findings selector, tags.
 (import 'overview.libsonnet')
 + (import 'namespace.libsonnet')
++ (import 'exporter.libsonnet')

@@ -28,10 +28,10 @@ fn queries_include_collapsed_rows_and_variables_with_no_grafana_variable_left() 
             top + vars,
             "{file}"
         );
-        if file == "kube-lifecycle-overview.json" {
+        if file == "kube-lifecycle-exporter.json" {
             assert!(
                 nested > 0,
-                "the overview's collapsed exporter row holds queries"
+                "the exporter dashboard's collapsed process row holds queries"
             );
         }
     }

@@ -22,8 +22,9 @@ mod on_call;
 mod queries;
 mod structure;
 
-/// File name → uid, the two dashboards this project ships.
+/// File name → uid, the dashboards this project ships.
 const EXPECTED: &[(&str, &str)] = &[
+    ("kube-lifecycle-exporter.json", "kube-lifecycle-exporter"),
     ("kube-lifecycle-namespace.json", "kube-lifecycle-namespace"),
     ("kube-lifecycle-overview.json", "kube-lifecycle-overview"),
 ];
