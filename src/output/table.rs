@@ -1,13 +1,11 @@
 //! `--output table`: one aligned row per finding, for a terminal.
 
-use jiff::Timestamp;
-
 use std::borrow::Borrow;
 
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{Finding, RootCauses};
 use crate::diagnosis::wording::short_age;
-use crate::model::ContainerKind;
+use crate::diagnosis::{Finding, RootCauses};
+use crate::model::{ContainerKind, Time};
 
 use super::RunbookLinks;
 use super::terminal::visible;
@@ -16,7 +14,7 @@ const DETAIL_WIDTH: usize = 72;
 
 /// What explains the findings, a line per root cause, oldest first: for
 /// standard error, beside the table.
-pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> String {
+pub fn root_causes(roots: &RootCauses, now: Time, links: &RunbookLinks) -> String {
     if roots.is_empty() {
         return String::new();
     }
@@ -27,9 +25,9 @@ pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> 
             .into_iter()
             .map(|(kind, n)| count(n, kind.as_str(), &format!("{}s", kind.as_str())))
             .collect();
-        let age = root
-            .since
-            .map_or(String::new(), |s| format!(", {}", short_age(now.duration_since(s))));
+        let age = root.since.map_or(String::new(), |s| {
+            format!(", {}", short_age(now.duration_since(s)))
+        });
         out.push_str(&visible(&format!(
             "  {} ({}{age}): {}; {}\n",
             root.key.id(),
@@ -41,7 +39,7 @@ pub fn root_causes(roots: &RootCauses, now: Timestamp, links: &RunbookLinks) -> 
     out
 }
 
-pub fn render<F: Borrow<Finding>>(findings: &[F], now: Timestamp, links: &RunbookLinks) -> String {
+pub fn render<F: Borrow<Finding>>(findings: &[F], now: Time, links: &RunbookLinks) -> String {
     if findings.is_empty() {
         return "No findings: nothing is stuck.\n".to_string();
     }

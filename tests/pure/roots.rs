@@ -5,10 +5,11 @@
 use crate::common::explain_at;
 use crate::common::incidents::*;
 use kube_lifecycle_exporter::diagnosis::{Root, RootCauses, VictimKind};
+use kube_lifecycle_exporter::model::Time;
 use serde_json::Value;
 
 fn explain(objects: &[Value]) -> RootCauses {
-    explain_at(objects, jiff::Timestamp::now()).1
+    explain_at(objects, Time::now()).1
 }
 
 /// `kind/name cause` of every root cause, oldest first.
@@ -50,7 +51,10 @@ fn a_lost_node_explains_every_pod_on_it_and_their_workloads() {
             "shop/web-7f9d-abcde",
         ]
     );
-    assert_eq!(victims(lost, VictimKind::Deployment), ["cron/crontab-runner"]);
+    assert_eq!(
+        victims(lost, VictimKind::Deployment),
+        ["cron/crontab-runner"]
+    );
     assert_eq!(victims(lost, VictimKind::StatefulSet), ["middleware/zk"]);
     assert_eq!(
         victims(lost, VictimKind::DaemonSet),
@@ -58,11 +62,15 @@ fn a_lost_node_explains_every_pod_on_it_and_their_workloads() {
     );
     // Every finding of the incident is its, and the healthy pods are no victims.
     assert!(!lost.findings.is_empty());
-    assert!(lost.findings.iter().all(|f| roots.of_finding(f) == Some(lost)));
+    assert!(
+        lost.findings
+            .iter()
+            .all(|f| roots.of_finding(f) == Some(lost))
+    );
     assert!(!victims(lost, VictimKind::Pod).contains(&"middleware/zk-0".to_string()));
     // Since the node stopped reporting (24 minutes ago), not since the evictions.
     let since = lost.since.unwrap();
-    let ago = jiff::Timestamp::now().duration_since(since).as_secs();
+    let ago = Time::now().duration_since(since).as_secs();
     assert!((1400..1500).contains(&ago), "{ago}");
 }
 
@@ -128,7 +136,10 @@ fn a_scheduler_down_explains_its_pending_pods_and_their_workloads() {
         ]
     );
     assert_eq!(victims(scheduler, VictimKind::Deployment), ["shop/web"]);
-    assert_eq!(victims(scheduler, VictimKind::StatefulSet), ["orders/queue"]);
+    assert_eq!(
+        victims(scheduler, VictimKind::StatefulSet),
+        ["orders/queue"]
+    );
 }
 
 /// Nodes under pressure: one root per node the pods could only go to, each
@@ -140,7 +151,10 @@ fn nodes_under_pressure_explain_the_pods_that_wait_on_them() {
     ids.sort();
     assert_eq!(
         ids,
-        ["node/ci-1 node_disk_pressure", "node/ci-2 node_disk_pressure"]
+        [
+            "node/ci-1 node_disk_pressure",
+            "node/ci-2 node_disk_pressure"
+        ]
     );
     for node in ["node/ci-1", "node/ci-2"] {
         let pressured = root(&roots, node);
@@ -170,7 +184,10 @@ fn a_failing_registry_explains_its_pulls() {
     );
     // Every finding is the registry's, the Deployments' verdicts too.
     for f in &registry.findings {
-        assert_eq!(roots.of_finding(f).map(|r| r.key.id()), Some(registry.key.id()));
+        assert_eq!(
+            roots.of_finding(f).map(|r| r.key.id()),
+            Some(registry.key.id())
+        );
     }
 }
 
@@ -201,7 +218,10 @@ fn an_unreachable_webhook_explains_the_workloads_it_refuses() {
         ["billing/api", "shop/web"]
     );
     assert_eq!(victims(webhook, VictimKind::StatefulSet), ["orders/queue"]);
-    assert_eq!(victims(webhook, VictimKind::DaemonSet), ["logging/log-agent"]);
+    assert_eq!(
+        victims(webhook, VictimKind::DaemonSet),
+        ["logging/log-agent"]
+    );
     assert_eq!(webhook.findings.len(), 4);
 }
 
@@ -235,7 +255,10 @@ fn a_device_driver_not_registered_explains_its_pods() {
         ["device_driver/gpu.example.com devices_not_prepared"]
     );
     assert_eq!(
-        victims(root(&roots, "device_driver/gpu.example.com"), VictimKind::Pod),
+        victims(
+            root(&roots, "device_driver/gpu.example.com"),
+            VictimKind::Pod
+        ),
         ["ml/trainer-0", "ml/trainer-1"]
     );
 }
@@ -248,7 +271,10 @@ fn an_image_the_registry_does_not_serve_names_the_registry() {
     let roots = explain(&rollout_stuck());
     assert_eq!(keys(&roots), ["registry/ghcr.io image_unavailable"]);
     let registry = root(&roots, "registry/ghcr.io");
-    assert_eq!(victims(registry, VictimKind::Pod), ["web/gui-5cd74fc875-7hx2m"]);
+    assert_eq!(
+        victims(registry, VictimKind::Pod),
+        ["web/gui-5cd74fc875-7hx2m"]
+    );
     assert_eq!(victims(registry, VictimKind::Deployment), ["web/gui"]);
 }
 
@@ -261,10 +287,18 @@ fn a_broken_pod_template_explains_its_workloads_pods() {
     let roots = explain(&statefulset_update_stuck());
     assert_eq!(keys(&roots), ["statefulset/streaming/kafka pod_template"]);
     let template = root(&roots, "statefulset/streaming/kafka");
-    assert_eq!(template.runbook.alert(), "KubeLifecycleStatefulSetUpdateStuck");
+    assert_eq!(
+        template.runbook.alert(),
+        "KubeLifecycleStatefulSetUpdateStuck"
+    );
     assert_eq!(victims(template, VictimKind::Pod), ["streaming/kafka-2"]);
     assert!(victims(template, VictimKind::StatefulSet).is_empty());
-    assert!(template.findings.iter().any(|f| f.kind.as_str() == "StatefulSet"));
+    assert!(
+        template
+            .findings
+            .iter()
+            .any(|f| f.kind.as_str() == "StatefulSet")
+    );
 
     let roots = explain(&job_failed());
     let template = root(&roots, "job/reports/monthly-invoices");

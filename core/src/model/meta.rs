@@ -13,8 +13,7 @@ use serde::{Deserialize, Deserializer, de::IgnoredAny};
 use super::name::{Name, SharedSet, interned};
 use super::uid::Uid;
 
-/// A point in time as the API prints it (RFC 3339, `Time` or `MicroTime`).
-pub type Time = jiff::Timestamp;
+pub use super::time::Time;
 
 /// Deserializes `null` like a missing field: into the type's default.
 pub fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>

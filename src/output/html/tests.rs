@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::runbooks::markdown;
 use super::*;
 use crate::diagnosis::{Cause, Detail, ImagePullCause, Runbook, TerminatingCause};
-use crate::model::{Cluster, Node, Object};
+use crate::model::{Cluster, Node, Object, Time};
 
 #[test]
 fn markup_in_messages_is_escaped() {
@@ -56,7 +56,7 @@ fn nodes(lost: &[&str], ready: &[&str]) -> Cluster {
     cluster
 }
 
-fn now() -> Timestamp {
+fn now() -> Time {
     "2026-11-27T06:00:00Z".parse().unwrap()
 }
 
@@ -190,13 +190,18 @@ fn many_findings_are_summarised_then_paged() {
     assert!(page.contains("<a href=\"/?page=2#findings\">next</a>"));
     assert!(page.contains("<a href=\"/?page=3#findings\">last</a>"));
     // What explains them: the three lost nodes, the registry, top namespaces.
-    assert!(page.contains("<h3 id=\"roots\">Root causes (4)</h3>"), "{page}");
+    assert!(
+        page.contains("<h3 id=\"roots\">Root causes (4)</h3>"),
+        "{page}"
+    );
     assert!(page.contains(
         "<a href=\"/?root=node%2Fnode-0#findings\"><code><bdi>node/node-0</bdi></code></a>: <code>node_lost</code> since 2026-11-27 05:00 UTC; 150 findings of 150 pods (<code><bdi>ns-0/web-0000</bdi></code>, <code><bdi>ns-0/web-0012</bdi></code>, <code><bdi>ns-0/web-0024</bdi></code>, …). <a href=\"/runbooks/kubelifecyclenodelost\">KubeLifecycleNodeLost</a>"
     ), "{page}");
     assert!(page.contains("<a href=\"/?root=registry%2Fregistry.example%3A5000#findings\"><code><bdi>registry/registry.example:5000</bdi></code></a>: <code>registry_unreachable</code> since 2026-11-27 05:00 UTC; 30 findings of 30 pods"), "{page}");
     // A finding's row names its root cause.
-    assert!(page.contains("<td><a href=\"/?root=node%2Fnode-0#findings\"><code><bdi>node/node-0</bdi></code></a></td>"));
+    assert!(page.contains(
+        "<td><a href=\"/?root=node%2Fnode-0#findings\"><code><bdi>node/node-0</bdi></code></a></td>"
+    ));
     // The root filter shows the findings a root explains, and only its root.
     let one = explained_page(
         &findings,
@@ -207,7 +212,10 @@ fn many_findings_are_summarised_then_paged() {
         Paging::default(),
         &roots,
     );
-    assert!(one.contains("<h3 id=\"roots\">Root causes (1)</h3>"), "{one}");
+    assert!(
+        one.contains("<h3 id=\"roots\">Root causes (1)</h3>"),
+        "{one}"
+    );
     assert!(one.contains("Findings 1–150 of 150."), "{one}");
     assert!(page.contains("<h3>Namespaces (13)</h3>"));
     assert!(page.contains("<li>and 8 more</li>"));
@@ -276,7 +284,10 @@ fn a_runbook_opens_on_the_objects_its_alert_covers() {
         },
     );
     // It opens on the root cause it speaks for and its victims.
-    assert!(page.contains("<p>1 root cause this alert speaks for, oldest first:</p>"), "{page}");
+    assert!(
+        page.contains("<p>1 root cause this alert speaks for, oldest first:</p>"),
+        "{page}"
+    );
     assert!(page.contains("<a href=\"/?root=node%2Fworker-1#findings\"><code><bdi>node/worker-1</bdi></code></a>: <code>node_lost</code> since 2026-11-27 05:00 UTC of 60 pods"), "{page}");
     let now_at = page.find("Right now").unwrap();
     assert!(

@@ -111,7 +111,10 @@ impl FindingsText {
         }
         drop(kept);
         let mut kept_roots = self.roots.lock();
-        if !kept_roots.as_ref().is_some_and(|k| Arc::ptr_eq(&k.of, roots)) {
+        if !kept_roots
+            .as_ref()
+            .is_some_and(|k| Arc::ptr_eq(&k.of, roots))
+        {
             let (parts, folds) = super::roots::encode(roots, self.ceiling)?;
             *kept_roots = Some(RootsText {
                 of: roots.clone(),
@@ -358,11 +361,11 @@ mod tests {
     use super::*;
     use crate::diagnosis::Detail;
     use crate::diagnosis::metric::Identity;
-    use crate::model::Kind;
+    use crate::model::{Kind, Time};
 
     fn terminating(namespace: &str, pod: &str, node: &str, since: i64) -> Finding {
         use crate::diagnosis::TerminatingCause;
-        let at = jiff::Timestamp::from_second(since).unwrap();
+        let at = Time::from_second(since).unwrap();
         Finding {
             kind: Kind::Pod,
             namespace: Some(namespace.into()),

@@ -1,10 +1,11 @@
 //! The objects incidents are made of: timestamps, uids, nodes, owners, running,
 //! deleted and waiting pods, kubelet events.
 
+use kube_lifecycle_exporter::model::Time;
 use serde_json::{Value, json};
 
 pub fn at(offset_seconds: i64) -> String {
-    jiff::Timestamp::now()
+    Time::now()
         .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
         .unwrap()
         .to_string()
@@ -58,13 +59,7 @@ pub fn owner(kind: &str, name: &str) -> Value {
 }
 
 /// A running, ready pod of `owner` on `node`.
-pub fn running(
-    namespace: &str,
-    name: &str,
-    node: &str,
-    owner_ref: Value,
-    image: &str,
-) -> Value {
+pub fn running(namespace: &str, name: &str, node: &str, owner_ref: Value, image: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace, "uid": uid(name),
             "creationTimestamp": at(-7200), "ownerReferences": owner_ref},
@@ -107,13 +102,7 @@ pub fn waiting(
 }
 
 /// The kubelet's warning event about `pod`'s container `app`.
-pub fn kubelet_event(
-    namespace: &str,
-    pod: &str,
-    node: &str,
-    reason: &str,
-    message: &str,
-) -> Value {
+pub fn kubelet_event(namespace: &str, pod: &str, node: &str, reason: &str, message: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Event",
         "metadata": {"name": format!("{pod}.{}", &uid(message)[..12]), "namespace": namespace},
         "involvedObject": {"kind": "Pod", "name": pod, "namespace": namespace, "uid": uid(pod),

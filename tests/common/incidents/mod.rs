@@ -688,7 +688,8 @@ pub fn scheduler_down() -> Vec<Value> {
 /// A Ready node whose kubelet reports pressure: it carries the pressure taint.
 pub fn pressured(name: &str, taint: &str) -> Value {
     let mut node = node(name, true);
-    node["spec"]["taints"] = json!([{"key": taint, "effect": "NoSchedule", "timeAdded": at(-2000)}]);
+    node["spec"]["taints"] =
+        json!([{"key": taint, "effect": "NoSchedule", "timeAdded": at(-2000)}]);
     node
 }
 
@@ -709,7 +710,13 @@ pub fn nodes_under_pressure() -> Vec<Value> {
         ("True", "ReplicaSetUpdated"),
     ));
     for pod in ["runner-7f8d9-aaaaa", "runner-7f8d9-bbbbb"] {
-        let mut pod = unscheduled("ci", pod, owner("ReplicaSet", "runner-7f8d9"), "ghcr.io/acme/runner:5", 1800);
+        let mut pod = unscheduled(
+            "ci",
+            pod,
+            owner("ReplicaSet", "runner-7f8d9"),
+            "ghcr.io/acme/runner:5",
+            1800,
+        );
         pod["status"]["conditions"] = json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
             "message": "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: }, 2 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
             "lastTransitionTime": at(-1790)}]);

@@ -13,20 +13,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use jiff::Timestamp;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
 use crate::diagnosis::{Finding, RootCauses, same_findings};
-use crate::model::{Cluster, Kind};
+use crate::model::{Cluster, Kind, Time};
 
 /// Findings judged at one moment of one state of the model.
 pub(crate) struct Judged {
     /// The count of model changes they saw.
     generation: u64,
     /// The moment they were judged at.
-    at: Timestamp,
+    at: Time,
     /// When, with the model unchanged, they could read differently.
-    pub(super) until: Option<Timestamp>,
+    pub(super) until: Option<Time>,
     /// When the judgement began, and how long it took.
     started: Instant,
     took: Duration,
@@ -42,14 +41,14 @@ pub(crate) struct Judgement {
     pub(crate) findings: Vec<Arc<Finding>>,
     pub(crate) roots: RootCauses,
     /// When, with the model unchanged, the findings could read differently.
-    pub(crate) until: Option<Timestamp>,
+    pub(crate) until: Option<Time>,
 }
 
 impl Judged {
     fn none() -> Self {
         Judged {
             generation: u64::MAX,
-            at: Timestamp::MAX,
+            at: Time::MAX,
             until: None,
             started: Instant::now(),
             took: Duration::ZERO,
@@ -59,7 +58,7 @@ impl Judged {
     }
 
     /// Whether these are the findings of `generation` at `now`.
-    fn hold(&self, generation: u64, now: Timestamp) -> bool {
+    fn hold(&self, generation: u64, now: Time) -> bool {
         self.generation == generation && self.at <= now && self.until.is_none_or(|u| now < u)
     }
 }
@@ -189,7 +188,7 @@ impl Kept {
     /// Whether `judged` may be read at `now`: it is exact, or, with a
     /// freshness and unless `exact`, judged recently enough while the model
     /// changes.
-    fn readable(&self, judged: &Judged, now: Timestamp, exact: bool) -> bool {
+    fn readable(&self, judged: &Judged, now: Time, exact: bool) -> bool {
         judged.hold(self.generation(), now)
             || !exact
                 && self.freshness.is_some_and(|f| {
@@ -202,7 +201,7 @@ impl Kept {
     /// too large to judge per read is not judged: its last findings are read.
     pub(crate) fn read(
         &self,
-        now: Timestamp,
+        now: Time,
         listing: bool,
         judge: impl FnOnce() -> Judgement,
     ) -> Arc<Judged> {
@@ -225,7 +224,7 @@ impl Kept {
 
     /// Judges the model again at `now` unless the findings kept are exactly
     /// its findings (what keeps them current calls).
-    pub(crate) fn refresh(&self, now: Timestamp, judge: impl FnOnce() -> Judgement) {
+    pub(crate) fn refresh(&self, now: Time, judge: impl FnOnce() -> Judgement) {
         self.judge(self.judging.lock(), now, true, judge);
     }
 
@@ -234,7 +233,7 @@ impl Kept {
     fn judge(
         &self,
         _turn: MutexGuard<'_, ()>,
-        now: Timestamp,
+        now: Time,
         exact: bool,
         judge: impl FnOnce() -> Judgement,
     ) -> Arc<Judged> {
@@ -293,7 +292,7 @@ impl Kept {
     /// When to judge again, seen at `now`. With a freshness, judgements are
     /// spaced by it whatever made them due (a message whose age ticks every
     /// second does not make one a second).
-    pub(crate) fn next(&self, now: Timestamp) -> Next {
+    pub(crate) fn next(&self, now: Time) -> Next {
         let judged = self.latest();
         let spacing = self
             .freshness

@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::HashSet;
 
-use jiff::Timestamp;
-
-use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
+use crate::model::{Cluster, Kind, Object, ObjectKey, Time, Uid};
 use crate::source::watch::transitions::{Observation, Transitions};
 
 use super::{LiveState, Scope};
@@ -106,7 +104,7 @@ impl LiveState {
                 let replaced = listing.seen.is_some()
                     && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
                 if replaced {
-                    let now = Timestamp::now();
+                    let now = Time::now();
                     observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
                 }
                 if let Object::Pod(new) = &object {
@@ -140,7 +138,7 @@ impl LiveState {
                     .filter(|k| !seen.contains(k))
                     .collect(),
             };
-            let now = Timestamp::now();
+            let now = Time::now();
             let mut observations = Vec::new();
             let mut transitions = self.transitions.lock();
             for key in gone {
@@ -163,7 +161,7 @@ fn vanished(
     cluster: &Cluster,
     kind: Kind,
     key: &ObjectKey,
-    now: Timestamp,
+    now: Time,
 ) -> Vec<Observation> {
     match kind {
         Kind::Pod => cluster
