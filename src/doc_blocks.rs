@@ -103,7 +103,11 @@ mod tests {
     /// docs/causes.md carries the root causes' vocabularies.
     #[test]
     fn docs_list_the_root_causes() {
-        check("docs/causes.md", "roots", &Catalogue::new().roots_markdown());
+        check(
+            "docs/causes.md",
+            "roots",
+            &Catalogue::new().roots_markdown(),
+        );
     }
 
     /// docs/metrics.md carries every family generated from findings.

@@ -69,11 +69,8 @@ fn dump_target(input: &[u8], outcome: &mut Fnv) {
             outcome.add(1);
             outcome.add(loaded.read.len() as u64);
             let now: Time = "2026-01-01T00:00:00Z".parse().expect("a valid time");
-            let (findings, roots) = diagnosis::explain_with(
-                &loaded.cluster,
-                now,
-                &diagnosis::Settings::default(),
-            );
+            let (findings, roots) =
+                diagnosis::explain_with(&loaded.cluster, now, &diagnosis::Settings::default());
             outcome.add(findings.len().min(8) as u64);
             for f in &findings {
                 outcome.add_str(&f.anomaly().to_string());

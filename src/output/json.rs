@@ -123,7 +123,9 @@ mod tests {
         }
         assert_eq!(render(&findings, &links), whole);
         assert_eq!(render::<Finding>(&[], &links), "[]\n");
-        let empty: Vec<String> = ranges(0, 10).map(|r| chunk_of::<Finding>(&[], &links, r)).collect();
+        let empty: Vec<String> = ranges(0, 10)
+            .map(|r| chunk_of::<Finding>(&[], &links, r))
+            .collect();
         assert_eq!(empty, ["[]\n"]);
         let parsed: serde_json::Value =
             serde_json::from_str(&render(&findings[..1], &links)).unwrap();

@@ -109,9 +109,10 @@ impl FindingFilter {
             && is(&self.namespace, f.namespace.as_deref().unwrap_or_default())
             && is(&self.node, f.node.as_deref().unwrap_or_default())
             && is(&self.registry, registry(f).unwrap_or_default())
-            && self.root.as_deref().is_none_or(|id| {
-                roots.of_finding(f).is_some_and(|root| root.key.is(id))
-            })
+            && self
+                .root
+                .as_deref()
+                .is_none_or(|id| roots.of_finding(f).is_some_and(|root| root.key.is(id)))
     }
 
     /// Nothing filtered.

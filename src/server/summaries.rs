@@ -77,7 +77,10 @@ mod tests {
         let none = FindingFilter::default();
         let first = summaries.of(&all, &roots, &none, &all);
         assert_eq!(*first, *html::summary(&all, &none, &roots));
-        assert!(Arc::ptr_eq(&first, &summaries.of(&all, &roots, &none, &all)));
+        assert!(Arc::ptr_eq(
+            &first,
+            &summaries.of(&all, &roots, &none, &all)
+        ));
 
         let filter = FindingFilter {
             namespace: Some("elsewhere".into()),

@@ -321,8 +321,10 @@ impl Catalogue {
             out.push_str(&format!(
                 "| `{}` | {} | {} | {} |\n",
                 c.root_cause,
-                c.root_kind.map_or("the workload's".to_string(), |k| format!("`{k}`")),
-                c.alert.map_or("its verdict's".to_string(), |a| or_dash(Some(a))),
+                c.root_kind
+                    .map_or("the workload's".to_string(), |k| format!("`{k}`")),
+                c.alert
+                    .map_or("its verdict's".to_string(), |a| or_dash(Some(a))),
                 c.description
             ));
         }

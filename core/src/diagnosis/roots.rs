@@ -815,12 +815,7 @@ pub const ROOT_FAMILIES: &[RootFamily] = &[
     RootFamily {
         name: "kube_lifecycle_root_cause_victims",
         help: "Objects a root cause explains, by kind (victim_kind: pod, deployment, statefulset, daemonset, job, namespace).",
-        labels: &[
-            "root_kind",
-            "root_name",
-            "root_cause",
-            "victim_kind",
-        ],
+        labels: &["root_kind", "root_name", "root_cause", "victim_kind"],
         samples: |root| {
             root.counts()
                 .into_iter()

@@ -129,9 +129,7 @@ fn explained_section(
         .roots
         .iter()
         .zip(&tally.explained)
-        .filter(|(root, n)| {
-            **n > 0 || filter.root.as_deref().is_some_and(|id| root.key.is(id))
-        })
+        .filter(|(root, n)| **n > 0 || filter.root.as_deref().is_some_and(|id| root.key.is(id)))
         .map(|(root, n)| (root, *n))
         .collect();
     if !shown.is_empty() {

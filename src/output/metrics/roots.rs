@@ -27,11 +27,7 @@ pub(super) fn encode(
     let mut parts = Vec::new();
     let mut folds = Vec::new();
     for family in ROOT_FAMILIES {
-        let series: usize = roots
-            .roots
-            .iter()
-            .map(|r| (family.samples)(r).len())
-            .sum();
+        let series: usize = roots.roots.iter().map(|r| (family.samples)(r).len()).sum();
         let fold = family.folds && ceiling.is_some_and(|c| series > c);
         if family.folds {
             folds.push((family.name, if fold { series } else { 0 }));

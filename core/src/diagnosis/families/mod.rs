@@ -37,8 +37,8 @@ pub use unexplained::StuckCause;
 pub use workloads::VerdictCause;
 
 pub use evicted::eviction_cause;
-pub use terminating::terminating_cause;
 pub(crate) use terminating::is_lost_node;
+pub use terminating::terminating_cause;
 
 use super::family::Family;
 use super::vocabulary::anomalies;
