@@ -32,6 +32,9 @@ pub(crate) struct Judged {
     pub(crate) findings: Arc<Vec<Arc<Finding>>>,
     /// What explains them, found with them.
     pub(crate) roots: Arc<RootCauses>,
+    /// The model's objects (warning events aside) the root causes were
+    /// found of: [`Cluster::objects_version`].
+    pub(super) roots_of: Option<u64>,
 }
 
 /// One judgement of the model, as the judge hands it over.
@@ -39,7 +42,9 @@ pub(crate) struct Judgement {
     /// The count of model changes it saw.
     pub(crate) generation: u64,
     pub(crate) findings: Vec<Arc<Finding>>,
-    pub(crate) roots: RootCauses,
+    pub(crate) roots: Arc<RootCauses>,
+    /// [`Cluster::objects_version`] of the model the root causes were found of.
+    pub(crate) roots_of: u64,
     /// When, with the model unchanged, the findings could read differently.
     pub(crate) until: Option<Time>,
 }
@@ -54,6 +59,7 @@ impl Judged {
             took: Duration::ZERO,
             findings: Arc::default(),
             roots: Arc::default(),
+            roots_of: None,
         }
     }
 
@@ -246,6 +252,7 @@ impl Kept {
             generation,
             findings,
             roots,
+            roots_of,
             until,
         } = judge();
         // The same findings as before (the judgement hands out the ones it
@@ -253,14 +260,14 @@ impl Kept {
         // made of them (the encoded metrics, the page's summary) holds; so do
         // the same root causes of them.
         let (findings, roots) = if same_findings(judged.findings.iter(), findings.iter()) {
-            let roots = if *judged.roots == roots {
+            let roots = if Arc::ptr_eq(&judged.roots, &roots) || *judged.roots == *roots {
                 judged.roots.clone()
             } else {
-                Arc::new(roots)
+                roots
             };
             (judged.findings.clone(), roots)
         } else {
-            (Arc::new(findings), Arc::new(roots))
+            (Arc::new(findings), roots)
         };
         let judged = Arc::new(Judged {
             generation,
@@ -270,6 +277,7 @@ impl Kept {
             took: started.elapsed(),
             findings,
             roots,
+            roots_of: Some(roots_of),
         });
         *self.latest.write() = judged.clone();
         judged

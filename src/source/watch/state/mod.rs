@@ -21,7 +21,7 @@ use std::sync::Arc;
 use jiff::SignedDuration;
 use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::{Finding, Incremental, RootCauses, Settings};
+use crate::diagnosis::{Finding, Incremental, RootCauses, Settings, same_findings};
 use crate::model::{Cluster, Kind, Object, Time};
 
 use super::shard::Shard;
@@ -184,13 +184,26 @@ impl LiveState {
                 (None, _) => true,
             });
         }
-        let roots = RootCauses::of(&cluster, &findings);
+        // The root causes read the findings and the objects, not the
+        // events: while the findings are the very ones kept (a storm's
+        // churn of pull-failure events judges pods again alike) and no
+        // object changed, they are the ones found last time.
+        let roots_of = cluster.objects_version();
+        let last = self.kept.latest();
+        let roots = if last.roots_of == Some(roots_of)
+            && same_findings(last.findings.iter(), findings.iter())
+        {
+            last.roots.clone()
+        } else {
+            Arc::new(RootCauses::of(&cluster, &findings))
+        };
         drop(cluster);
         self.telemetry.judged(started.elapsed().as_secs_f64());
         Judgement {
             generation,
             findings,
             roots,
+            roots_of,
             until: lasting.until,
         }
     }

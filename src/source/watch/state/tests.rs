@@ -275,7 +275,14 @@ fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Time) {
             Step::Wait(secs) => now += SignedDuration::from_secs(i64::from(*secs)),
             Step::Read => {}
         }
-        let kept = live.findings(now);
+        let (kept, roots) = live.explained(now);
+        // The root causes kept with them (found again only when the
+        // findings or the objects changed) are those of the model now.
+        let found = diagnosis::RootCauses::of(&live.cluster.read(), &kept);
+        assert!(
+            roots.roots == found.roots,
+            "step {i} ({step:?}): the kept root causes differ from those of the model"
+        );
         // Reads only read: an unchanged model whose findings still hold is
         // not judged again.
         if live.kept.generation() == generation && held_until.is_none_or(|u| now < u) {
