@@ -125,8 +125,6 @@ fn disrupted(pod: &Pod) -> bool {
 /// The pod's DisruptionTarget condition, when it is True.
 fn disruption_target(pod: &Pod) -> Option<&PodCondition> {
     pod.status
-        .conditions
-        .disruption_target
-        .as_deref()
+        .disruption_target()
         .filter(|c| c.status == ConditionStatus::True)
 }
