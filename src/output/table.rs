@@ -69,7 +69,7 @@ pub fn render<F: Borrow<Finding>>(findings: &[F], now: Time, links: &RunbookLink
             // Every cell goes through `visible`: names, messages and images
             // are written by whoever can create a pod or an event.
             [
-                f.namespace.clone().unwrap_or_else(|| "-".into()),
+                f.namespace.as_deref().unwrap_or("-").to_string(),
                 object,
                 f.anomaly().to_string(),
                 f.cause.to_string(),

@@ -97,8 +97,8 @@ pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
         message,
         Detail::Evicted {
             reason: reason.to_string(),
-            owner_kind: owner.map(|o| o.kind.clone()),
-            owner_name: owner.map(|o| o.name.clone()),
+            owner_kind: owner.map(|o| o.kind.to_string()),
+            owner_name: owner.map(|o| o.name.to_string()),
         },
     ))
 }
