@@ -16,11 +16,14 @@ const FILTERS_KEPT: usize = 16;
 #[derive(Default)]
 pub(crate) struct Summaries(Mutex<Held>);
 
+/// Findings and the root causes found of them.
+type Explained = (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>);
+
 #[derive(Default)]
 struct Held {
     /// The findings summarised and their root causes (held, so that another
     /// set is told apart by address).
-    of: Option<(Arc<Vec<Arc<Finding>>>, Arc<RootCauses>)>,
+    of: Option<Explained>,
     /// Oldest first.
     by_filter: Vec<(FindingFilter, Arc<str>)>,
 }

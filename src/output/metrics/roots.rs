@@ -18,12 +18,15 @@ use crate::diagnosis::{RootCauses, VictimKind};
 
 use super::findings::text_of;
 
+/// The root families' texts, and the per-victim series folded by family.
+type Encoded = (Vec<Arc<str>>, Vec<(&'static str, usize)>);
+
 /// Each root family's text, and how many per-victim series were folded
 /// (those of the families that fold, by name).
 pub(super) fn encode(
     roots: &Arc<RootCauses>,
     ceiling: Option<usize>,
-) -> Result<(Vec<Arc<str>>, Vec<(&'static str, usize)>), fmt::Error> {
+) -> Result<Encoded, fmt::Error> {
     let mut parts = Vec::new();
     let mut folds = Vec::new();
     for family in ROOT_FAMILIES {
