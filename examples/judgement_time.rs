@@ -12,9 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use jiff::Timestamp;
 use kube_lifecycle_exporter::diagnosis::{self, Incremental, Settings};
-use kube_lifecycle_exporter::model::Cluster;
+use kube_lifecycle_exporter::model::{Cluster, Time};
 use kube_lifecycle_exporter::source::dump;
 use lifecycle_bench::cluster::{self, Profile};
 use serde_json::{Value, json};
@@ -50,7 +49,7 @@ fn main() {
         .count();
     let mut model = load(generated.others.into_iter().chain(generated.pods).collect());
     let settings = Settings::default();
-    let now = Timestamp::now();
+    let now = Time::now();
 
     let mut whole = Vec::new();
     let mut findings = 0;

@@ -17,7 +17,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use kube_lifecycle_exporter::diagnosis::{self, Incremental, Settings};
-use kube_lifecycle_exporter::model::{Changes, Pod};
+use kube_lifecycle_exporter::model::{Changes, Pod, Time};
 use kube_lifecycle_exporter::source::dump;
 use lifecycle_bench::cluster;
 use serde_json::{Value, json};
@@ -145,7 +145,7 @@ fn main() {
         }
         // What the findings of that model weigh, on their own and as the live
         // exporter keeps them (each shared, with the judgement's bookkeeping).
-        let now = jiff::Timestamp::now();
+        let now = Time::now();
         let before = live();
         let findings = diagnosis::diagnose(&loaded.cluster, now);
         let alone = live() - before;

@@ -10,10 +10,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use jiff::Timestamp;
 use kube_lifecycle_exporter::codec;
 use kube_lifecycle_exporter::diagnosis::{self, Settings, classify};
-use kube_lifecycle_exporter::model::Pod;
+use kube_lifecycle_exporter::model::{Pod, Time};
 use kube_lifecycle_exporter::output::{self, RunbookLinks};
 use kube_lifecycle_exporter::source::dump;
 use proptest::prelude::*;
@@ -189,7 +188,7 @@ fn scheduler_message() -> impl Strategy<Value = String> {
 /// wrong type are the shapeless objects' business).
 fn time() -> impl Strategy<Value = Value> {
     prop_oneof![
-        8 => (0i64..4_000_000_000).prop_map(|s| json!(Timestamp::from_second(s).unwrap().to_string())),
+        8 => (0i64..4_000_000_000).prop_map(|s| json!(Time::from_second(s).unwrap().to_string())),
         1 => Just(json!("0001-01-01T00:00:00Z")),
         // The last whole day jiff holds: RFC 3339 allows a little more.
         1 => Just(json!("9999-12-30T00:00:00Z")),
@@ -454,17 +453,17 @@ fn shaped_object() -> impl Strategy<Value = Value> {
     prop_oneof![4 => pod, 2 => node, 2 => namespace, 2 => workload, 3 => event]
 }
 
-fn now() -> impl Strategy<Value = Timestamp> {
+fn now() -> impl Strategy<Value = Time> {
     prop_oneof![
-        8 => (0i64..4_000_000_000).prop_map(|s| Timestamp::from_second(s).unwrap()),
-        1 => Just(Timestamp::MIN),
-        1 => Just(Timestamp::MAX),
+        8 => (0i64..4_000_000_000).prop_map(|s| Time::from_second(s).unwrap()),
+        1 => Just(Time::MIN),
+        1 => Just(Time::MAX),
     ]
 }
 
 /// Loads `objects` as one List; whatever loads is diagnosed and rendered in
 /// every format. Returns whether the input loaded.
-fn load_and_diagnose(objects: Vec<Value>, now: Timestamp) -> bool {
+fn load_and_diagnose(objects: Vec<Value>, now: Time) -> bool {
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects}).to_string();
     let (accepted, peak) = peak_of(|| {
         let Ok(loaded) = dump::load_str(&list) else {

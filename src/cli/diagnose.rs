@@ -4,10 +4,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use jiff::Timestamp;
 
 use crate::diagnosis;
 use crate::diagnosis::wording::count;
+use crate::model::Time;
 use crate::output::{RunbookLinks, terminal};
 use crate::source::dump;
 
@@ -24,7 +24,7 @@ pub struct DiagnoseArgs {
     /// Judge as of this time (RFC 3339, e.g. 2024-05-01T10:00:00Z) instead of now
     /// (or of the time the dump's List declares, as the embedded example does).
     #[arg(long, value_parser = parse_time)]
-    pub(crate) now: Option<Timestamp>,
+    pub(crate) now: Option<Time>,
 
     #[arg(long, short, value_enum, default_value_t = Format::Table)]
     pub(crate) output: Format,
@@ -63,7 +63,7 @@ pub fn run(args: &DiagnoseArgs) -> Result<()> {
         );
     }
     let (label, loaded) = load_input(file)?;
-    let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
+    let now = args.now.or(loaded.now).unwrap_or_else(Time::now);
     let (findings, roots) =
         diagnosis::explain_with(&loaded.cluster, now, &args.thresholds.settings());
     // The summary names the kinds the dump declared, whatever they are.

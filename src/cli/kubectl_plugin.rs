@@ -8,13 +8,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use jiff::Timestamp;
 use kube::Client;
 
 use super::report::{self, Format};
 use super::{Thresholds, parse_time};
 use crate::diagnosis;
 use crate::diagnosis::wording::count;
+use crate::model::Time;
 use crate::output::RunbookLinks;
 use crate::source::snapshot::{self, Progress};
 
@@ -73,7 +73,7 @@ pub struct PluginDiagnoseArgs {
 
     /// Judge as of this time (RFC 3339) instead of now.
     #[arg(long, value_parser = parse_time)]
-    pub(crate) now: Option<Timestamp>,
+    pub(crate) now: Option<Time>,
 
     /// Base URL of a published copy of the runbooks; links become <base>/<alert name in lower case>.
     #[arg(long, env = "KUBE_LIFECYCLE_RUNBOOK_BASE_URL")]
@@ -111,7 +111,7 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
         RunbookLinks::base_url_or_command(args.runbook_base_url.as_deref(), RUNBOOK_COMMAND);
     if let Some(file) = &args.file {
         let (label, loaded) = super::diagnose::load_input(file)?;
-        let now = args.now.or(loaded.now).unwrap_or_else(Timestamp::now);
+        let now = args.now.or(loaded.now).unwrap_or_else(Time::now);
         let (findings, roots) =
             diagnosis::explain_with(&loaded.cluster, now, &args.thresholds.settings());
         eprintln!(
@@ -134,7 +134,7 @@ pub async fn run(args: PluginDiagnoseArgs) -> Result<()> {
             .with_context(|| format!("listing the cluster at {url}"))?;
     progress.finish();
 
-    let now = args.now.unwrap_or_else(Timestamp::now);
+    let now = args.now.unwrap_or_else(Time::now);
     let (findings, roots) = diagnosis::explain_with(&cluster, now, &args.thresholds.settings());
     eprintln!("{url}: {}", count(findings.len(), "finding", "findings"));
     report::print(&findings, roots, args.output, now, &links)

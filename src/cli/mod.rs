@@ -12,9 +12,10 @@ pub mod serve;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 
 use crate::diagnosis::Settings;
+use crate::model::Time;
 use crate::output::terminal;
 
 /// Without a subcommand the exporter serves (`serve` is the default).
@@ -169,8 +170,8 @@ impl Thresholds {
     }
 }
 
-pub(crate) fn parse_time(s: &str) -> Result<Timestamp, String> {
-    s.parse::<Timestamp>()
+pub(crate) fn parse_time(s: &str) -> Result<Time, String> {
+    s.parse::<Time>()
         .map_err(|e| format!("{e} (expected RFC 3339, e.g. 2024-05-01T10:00:00Z)"))
 }
 

@@ -5,11 +5,11 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use jiff::Timestamp;
 
 use std::sync::Arc;
 
 use crate::diagnosis::{Finding, RootCauses};
+use crate::model::Time;
 use crate::output::{self, RunbookLinks, terminal};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -28,7 +28,7 @@ pub(super) fn print(
     findings: &[Arc<Finding>],
     roots: RootCauses,
     format: Format,
-    now: Timestamp,
+    now: Time,
     links: &RunbookLinks,
 ) -> Result<()> {
     let text = match format {

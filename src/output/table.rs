@@ -2,18 +2,16 @@
 
 use std::borrow::Borrow;
 
-use jiff::Timestamp;
-
 use crate::diagnosis::Finding;
 use crate::diagnosis::wording::short_age;
-use crate::model::ContainerKind;
+use crate::model::{ContainerKind, Time};
 
 use super::RunbookLinks;
 use super::terminal::visible;
 
 const DETAIL_WIDTH: usize = 72;
 
-pub fn render<F: Borrow<Finding>>(findings: &[F], now: Timestamp, links: &RunbookLinks) -> String {
+pub fn render<F: Borrow<Finding>>(findings: &[F], now: Time, links: &RunbookLinks) -> String {
     if findings.is_empty() {
         return "No findings: nothing is stuck.\n".to_string();
     }
@@ -43,7 +41,7 @@ pub fn render<F: Borrow<Finding>>(findings: &[F], now: Timestamp, links: &Runboo
             // Every cell goes through `visible`: names, messages and images
             // are written by whoever can create a pod or an event.
             [
-                f.namespace.clone().unwrap_or_else(|| "-".into()),
+                f.namespace.as_deref().unwrap_or("-").to_string(),
                 object,
                 f.anomaly().to_string(),
                 f.cause.to_string(),

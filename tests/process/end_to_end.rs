@@ -11,6 +11,7 @@
 //!   `group_interval` become 1s.
 
 use crate::common;
+use kube_lifecycle_exporter::model::Time;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -44,7 +45,7 @@ fn delivered(received: &Received) -> Vec<(String, Value)> {
 }
 
 fn rfc3339(offset_seconds: i64) -> String {
-    jiff::Timestamp::now()
+    Time::now()
         .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
         .unwrap()
         .to_string()

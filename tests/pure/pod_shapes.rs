@@ -44,7 +44,7 @@ fn seen(
             (
                 f.anomaly().to_string(),
                 f.cause.to_string(),
-                f.container.clone(),
+                f.container.as_deref().map(str::to_string),
                 f.container_kind,
             )
         })

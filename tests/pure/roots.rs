@@ -5,10 +5,11 @@
 use crate::common::explain_at;
 use crate::common::incidents::*;
 use kube_lifecycle_exporter::diagnosis::{Root, RootCauses, VictimKind};
+use kube_lifecycle_exporter::model::Time;
 use serde_json::Value;
 
 fn explain(objects: &[Value]) -> RootCauses {
-    explain_at(objects, jiff::Timestamp::now()).1
+    explain_at(objects, Time::now()).1
 }
 
 /// `kind/name cause` of every root cause, oldest first.
@@ -74,7 +75,7 @@ fn a_lost_node_explains_every_pod_on_it_and_their_workloads() {
     assert!(!victims(lost, VictimKind::Pod).contains(&"middleware/zk-0".to_string()));
     // Since the node stopped reporting (24 minutes ago), not since the evictions.
     let since = lost.since.unwrap();
-    let ago = jiff::Timestamp::now().duration_since(since).as_secs();
+    let ago = Time::now().duration_since(since).as_secs();
     assert!((1400..1500).contains(&ago), "{ago}");
 }
 

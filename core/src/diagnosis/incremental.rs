@@ -251,7 +251,7 @@ impl Incremental {
                     {
                         if let Some(c) = pod.metadata.controller() {
                             let key = ObjectKey::new(key.namespace.clone(), c.name.as_str());
-                            touched.insert((c.kind.clone(), key));
+                            touched.insert((c.kind.to_string(), key));
                         }
                     }
                     now_held
@@ -475,7 +475,7 @@ mod tests {
         lasting
             .findings
             .iter()
-            .map(|f| (f.name.clone(), f.cause.as_str()))
+            .map(|f| (f.name.to_string(), f.cause.as_str()))
             .collect()
     }
 

@@ -63,16 +63,16 @@ impl Identity {
     /// The label values for a finding.
     pub fn values(self, f: &Finding) -> Vec<String> {
         match self {
-            Identity::Namespace => vec![f.name.clone()],
+            Identity::Namespace => vec![f.name.to_string()],
             Identity::Pod => {
                 let (kind, name) = owner(f);
-                vec![text(&f.namespace), f.name.clone(), kind, name]
+                vec![text(&f.namespace), f.name.to_string(), kind, name]
             }
             Identity::Container => {
                 let (kind, name) = owner(f);
                 vec![
                     text(&f.namespace),
-                    f.name.clone(),
+                    f.name.to_string(),
                     text(&f.container),
                     kind,
                     name,
@@ -82,11 +82,11 @@ impl Identity {
             | Identity::StatefulSet
             | Identity::DaemonSet
             | Identity::Job
-            | Identity::Workload => vec![text(&f.namespace), f.name.clone()],
+            | Identity::Workload => vec![text(&f.namespace), f.name.to_string()],
             Identity::Controller => vec![
                 text(&f.namespace),
                 f.kind.as_str().to_string(),
-                f.name.clone(),
+                f.name.to_string(),
             ],
             Identity::PodOwner => {
                 let (kind, name) = owner(f);
@@ -100,7 +100,7 @@ impl Identity {
 fn owner(f: &Finding) -> (String, String) {
     f.owner
         .as_ref()
-        .map(|o| (o.kind.clone(), o.name.clone()))
+        .map(|o| (o.kind.to_string(), o.name.to_string()))
         .unwrap_or_default()
 }
 
@@ -191,8 +191,9 @@ pub fn family_anomalies() -> impl Iterator<Item = (&'static str, Anomaly)> {
 }
 
 /// A label value from an optional text: empty when there is none.
-pub fn text(s: &Option<String>) -> String {
-    s.clone().unwrap_or_default()
+pub fn text<S: AsRef<str>>(s: &Option<S>) -> String {
+    s.as_ref()
+        .map_or_else(String::new, |s| s.as_ref().to_string())
 }
 
 pub(crate) fn since(f: &Finding, labels: Vec<String>) -> Vec<Sample> {

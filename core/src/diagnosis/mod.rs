@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use jiff::SignedDuration;
 
-use crate::model::{Cluster, ContainerKind, Kind, Time};
+use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
 pub use detail::{Detail, StuckPod};
 pub use families::{
@@ -45,11 +45,11 @@ pub use roots::{Root, RootCause, RootCauses, RootKey, RootKind, Victim, VictimKi
 pub use runbook::{Runbook, Scope};
 pub use vocabulary::ProbeFailure;
 
-/// A controller of pods, by kind and name.
+/// A controller of pods, by kind and name (shared with the model's copy).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Owner {
-    pub kind: String,
-    pub name: String,
+    pub kind: Name,
+    pub name: Name,
 }
 
 impl Owner {
@@ -166,20 +166,21 @@ impl std::fmt::Display for Message {
     }
 }
 
-/// One thing that is wrong, and why.
+/// One thing that is wrong, and why. Its names are the model's own copies
+/// (shared, not copied): a storm has tens of thousands of findings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub kind: Kind,
     /// `None` for cluster-scoped objects.
-    pub namespace: Option<String>,
-    pub name: String,
+    pub namespace: Option<Name>,
+    pub name: Name,
     /// The container, for container-level anomalies.
-    pub container: Option<String>,
+    pub container: Option<Name>,
     /// Whether that container is an init container, a native sidecar or one
     /// of the app's.
     pub container_kind: Option<ContainerKind>,
     /// The node the pod is bound to, for pod-level anomalies.
-    pub node: Option<String>,
+    pub node: Option<Name>,
     /// The controller of the pod a pod-level finding is about, as
     /// kube-state-metrics names a pod's owner (a ReplicaSet for a
     /// Deployment's pods); for a workload verdict, the controller whose pods
@@ -204,7 +205,7 @@ impl Finding {
         self.cause.runbook()
     }
 
-    fn order_key(&self) -> (Anomaly, &Option<String>, &str, &Option<String>) {
+    fn order_key(&self) -> (Anomaly, &Option<Name>, &str, &Option<Name>) {
         (self.anomaly(), &self.namespace, &self.name, &self.container)
     }
 }
@@ -304,14 +305,14 @@ fn sort(findings: &mut [Arc<Finding>]) {
     findings.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
 }
 
-/// `Some(namespace)` unless empty.
-pub(crate) fn namespace_of(namespace: &str) -> Option<String> {
-    (!namespace.is_empty()).then(|| namespace.to_string())
+/// `Some(namespace)` unless empty (the same copy).
+pub(crate) fn namespace_of(namespace: &Name) -> Option<Name> {
+    (!namespace.is_empty()).then(|| namespace.clone())
 }
 
-/// `Some(node)` unless empty.
-pub(crate) fn node_of(node: &str) -> Option<String> {
-    (!node.is_empty()).then(|| node.to_string())
+/// `Some(node)` unless empty (the same copy).
+pub(crate) fn node_of(node: &Name) -> Option<Name> {
+    (!node.is_empty()).then(|| node.clone())
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use foldhash::HashMap;
 
-use crate::model::{Cluster, Kind, ObjectKey, Time};
+use crate::model::{Cluster, Kind, Name, ObjectKey, Time};
 
 use super::families::is_lost_node;
 use super::metric::Sample;
@@ -137,28 +137,29 @@ impl VictimKind {
     }
 }
 
-/// One object a root cause explains.
+/// One object a root cause explains; its names are the model's own copies
+/// (a lost node's victims are every pod bound to it).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Victim {
     pub kind: VictimKind,
     /// Empty for a namespace (its name is `name`).
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Name,
+    pub name: Name,
 }
 
 impl Victim {
-    fn new(kind: VictimKind, namespace: &str, name: &str) -> Self {
+    fn new(kind: VictimKind, namespace: &Name, name: &Name) -> Self {
         Victim {
             kind,
-            namespace: namespace.to_string(),
-            name: name.to_string(),
+            namespace: namespace.clone(),
+            name: name.clone(),
         }
     }
 
     /// `namespace/name`, or the name of a namespace.
     pub fn path(&self) -> String {
         if self.namespace.is_empty() {
-            self.name.clone()
+            self.name.to_string()
         } else {
             format!("{}/{}", self.namespace, self.name)
         }
@@ -280,7 +281,7 @@ impl RootCauses {
         let mut found = Found::new(cluster);
         // Verdicts first: a pod's finding falls to its workload's verdict
         // only when nothing outside explains it.
-        let mut templates: HashMap<(String, String, String), RootKey> = HashMap::default();
+        let mut templates: HashMap<(Name, Name, Name), RootKey> = HashMap::default();
         for f in findings {
             if let Some(key) = found.outside(f) {
                 found.explain(f, key);
@@ -404,7 +405,7 @@ struct Found<'a> {
     /// is gone), read once each.
     lost: HashMap<String, Option<Option<Time>>>,
     /// A ReplicaSet's Deployment, read once each.
-    deployments: HashMap<(String, String), Option<String>>,
+    deployments: HashMap<(Name, Name), Option<Name>>,
     roots: BTreeMap<RootKey, Building>,
     by_finding: HashMap<usize, RootKey>,
 }
@@ -470,14 +471,14 @@ impl<'a> Found<'a> {
                 return RootKey::of(RootCause::NodeLost, node);
             }
         }
-        let node = f.node.clone().unwrap_or_default();
+        let node = f.node.as_deref().unwrap_or_default();
         match (f.cause, &f.detail) {
             (Cause::ContainerCreating(c), _) if f.cause.tags().contains(&"sandbox") => {
                 RootKey::of(sandbox_root(c.as_str())?, node)
             }
             (Cause::ContainerCreating(CreatingCause::DevicesNotPrepared), _) => RootKey::of(
                 RootCause::DevicesNotPrepared,
-                driver_named(&f.message).unwrap_or(&node),
+                driver_named(&f.message).unwrap_or(node),
             ),
             (Cause::PodPending(PendingCause::NotScheduled), _) => {
                 RootKey::of(RootCause::NotScheduled, self.scheduler_of(f))
@@ -525,7 +526,7 @@ impl<'a> Found<'a> {
 
     /// The scheduler a pending pod names.
     fn scheduler_of(&self, f: &Finding) -> String {
-        let key = ObjectKey::new(f.namespace.as_deref().unwrap_or_default(), f.name.as_str());
+        let key = ObjectKey::new(f.namespace.clone().unwrap_or_default(), f.name.clone());
         match self.cluster.pod(&key) {
             Some(pod) if !pod.spec.scheduler_name.is_empty() => pod.spec.scheduler_name.to_string(),
             _ => DEFAULT_SCHEDULER.to_string(),
@@ -578,7 +579,8 @@ impl<'a> Found<'a> {
     /// The objects a finding is about: the pod and its workload, a
     /// workload, a namespace.
     fn victims_of(&mut self, f: &Finding) -> Vec<Victim> {
-        let namespace = f.namespace.as_deref().unwrap_or_default();
+        let namespace = f.namespace.clone().unwrap_or_default();
+        let namespace = &namespace;
         match f.kind {
             Kind::Pod => {
                 let mut victims = vec![Victim::new(VictimKind::Pod, namespace, &f.name)];
@@ -592,7 +594,7 @@ impl<'a> Found<'a> {
                     Detail::Refused {
                         deployment: Some(d),
                         ..
-                    } => Some(d.clone()),
+                    } => Some(Name::from(d.as_str())),
                     _ => self.deployment_of(namespace, &f.name),
                 };
                 deployment
@@ -606,13 +608,17 @@ impl<'a> Found<'a> {
                     .into_iter()
                     .collect()
             }
-            Kind::Namespace => vec![Victim::new(VictimKind::Namespace, "", &f.name)],
+            Kind::Namespace => vec![Victim::new(
+                VictimKind::Namespace,
+                &Name::default(),
+                &f.name,
+            )],
             _ => Vec::new(),
         }
     }
 
     /// The workload victim of a pod's controller (a ReplicaSet's Deployment).
-    fn workload(&mut self, namespace: &str, kind: &str, name: &str) -> Option<Victim> {
+    fn workload(&mut self, namespace: &Name, kind: &str, name: &Name) -> Option<Victim> {
         if kind == "ReplicaSet" {
             let deployment = self.deployment_of(namespace, name)?;
             return Some(Victim::new(VictimKind::Deployment, namespace, &deployment));
@@ -620,14 +626,14 @@ impl<'a> Found<'a> {
         VictimKind::of_workload(kind).map(|k| Victim::new(k, namespace, name))
     }
 
-    fn deployment_of(&mut self, namespace: &str, replica_set: &str) -> Option<String> {
-        let key = (namespace.to_string(), replica_set.to_string());
+    fn deployment_of(&mut self, namespace: &Name, replica_set: &Name) -> Option<Name> {
+        let key = (namespace.clone(), replica_set.clone());
         if let Some(known) = self.deployments.get(&key) {
             return known.clone();
         }
         let deployment = self
             .cluster
-            .replica_set(&ObjectKey::new(namespace, replica_set))
+            .replica_set(&ObjectKey::new(namespace.clone(), replica_set.clone()))
             .and_then(|rs| rs.metadata.controller())
             .filter(|c| c.kind == "Deployment")
             .map(|c| c.name.clone());
@@ -822,7 +828,7 @@ pub fn victim_values(root: &Root, victim: &Victim) -> Vec<String> {
         VictimKind::Namespace => None,
     };
     if let Some(i) = own {
-        values[i] = victim.name.clone();
+        values[i] = victim.name.to_string();
     }
     values[7..].clone_from_slice(&root_values(root));
     values

@@ -31,9 +31,23 @@ pub struct Changes {
 pub(super) struct ChangeLog {
     tracking: bool,
     changes: Changes,
+    /// Changes to objects other than warning events, ever: what reads the
+    /// objects but not the events (the root causes) is as it was while
+    /// this stays the same.
+    objects: u64,
 }
 
 impl ChangeLog {
+    /// A change to an object other than a warning event (or to which kinds
+    /// were listed).
+    pub(super) fn object(&mut self) {
+        self.objects += 1;
+    }
+
+    pub(super) fn objects(&self) -> u64 {
+        self.objects
+    }
+
     /// A change to the pod `key`, or to what its findings read of it.
     pub(super) fn pod(&mut self, key: &ObjectKey, pods_held: usize) {
         if !self.tracking || self.changes.everything {

@@ -13,8 +13,7 @@ use serde::{Deserialize, Deserializer, de::IgnoredAny};
 use super::name::{Name, SharedSet, interned};
 use super::uid::Uid;
 
-/// A point in time as the API prints it (RFC 3339, `Time` or `MicroTime`).
-pub type Time = jiff::Timestamp;
+pub use super::time::Time;
 
 /// Deserializes `null` like a missing field: into the type's default.
 pub fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -121,13 +120,15 @@ fn shared_controller<'de, D: Deserializer<'de>>(
     }))
 }
 
+/// An owner reference; its kind interned (a handful), its name held once
+/// for every object that names it (see [`shared_controller`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
+    #[serde(default, deserialize_with = "interned")]
+    pub kind: Name,
     #[serde(default, deserialize_with = "nullable")]
-    pub kind: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub name: String,
+    pub name: Name,
     #[serde(default, deserialize_with = "nullable")]
     pub uid: String,
     #[serde(default, deserialize_with = "nullable")]

@@ -56,7 +56,7 @@ pub(crate) use pod::host_ports;
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
-    PodStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
+    PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;

@@ -85,6 +85,12 @@ impl Deref for Name {
     }
 }
 
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
 impl Borrow<str> for Name {
     fn borrow(&self) -> &str {
         &self.0

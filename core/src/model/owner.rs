@@ -25,8 +25,8 @@ impl OwnerKey {
         OwnerKey {
             namespace: Name::from(namespace),
             controller: Arc::new(OwnerReference {
-                kind: kind.as_str().to_string(),
-                name: name.to_string(),
+                kind: Name::interned(kind.as_str()),
+                name: Name::from(name),
                 uid: String::new(),
                 controller: true,
             }),

@@ -25,8 +25,8 @@ use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
 use super::name::{Name, interned};
 use super::pod::{
     ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
-    PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, RareSpec, Running,
-    SchedulingGate, Terminated, Waiting, host_ports,
+    PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, RareSpec, RareStatus,
+    ResizeConditions, Running, SchedulingGate, Terminated, Waiting, host_ports,
 };
 
 /// A container status with a waiting state names this key.
@@ -55,7 +55,7 @@ struct PodStatusWire<'a> {
     #[serde(default, deserialize_with = "nullable")]
     phase: PodPhase,
     #[serde(default, deserialize_with = "pod_conditions")]
-    conditions: PodConditions,
+    conditions: ConditionsWire,
     #[serde(default, deserialize_with = "super::time::optional")]
     start_time: Option<Time>,
     #[serde(default, borrow)]
@@ -90,20 +90,23 @@ impl<'de> Deserialize<'de> for Pod {
                 "status.resize (before Kubernetes 1.33; no message)",
             ));
         }
+        let rare = RareStatus {
+            said: (!status.reason.0.is_empty() || !status.message.0.is_empty())
+                .then(|| (status.reason.owned(), status.message.owned())),
+            resource_claim_statuses: status.resource_claim_statuses,
+            disruption_target: status.conditions.disruption_target,
+            resize: status.conditions.resize,
+            ..RareStatus::default()
+        };
         let mut pod = Pod {
             metadata: wire.metadata,
             spec: wire.spec,
-            status: PodStatus {
-                phase: status.phase,
-                conditions: status.conditions,
-                start_time: status.start_time,
-                container_statuses: List::default(),
-                init_container_statuses: List::default(),
-                said: (!status.reason.0.is_empty() || !status.message.0.is_empty())
-                    .then(|| Box::new((status.reason.owned(), status.message.owned()))),
-                resource_claim_statuses: (!status.resource_claim_statuses.is_empty())
-                    .then(|| Box::new(status.resource_claim_statuses)),
-            },
+            status: PodStatus::new(
+                status.phase,
+                status.conditions.kept,
+                status.start_time,
+                rare,
+            ),
         };
         // Settled as `is_settled` judges it, with the statuses still on the
         // wire: a settled pod whose statuses name no waiting state drops them
@@ -123,8 +126,10 @@ impl<'de> Deserialize<'de> for Pod {
             .chain(&regular)
             .any(ContainerStatusWire::is_waiting);
         if !pod.is_settled() || waiting {
-            pod.status.container_statuses = statuses(regular).map_err(de::Error::custom)?;
-            pod.status.init_container_statuses = statuses(init).map_err(de::Error::custom)?;
+            pod.status.set_container_statuses(
+                statuses(regular).map_err(de::Error::custom)?,
+                statuses(init).map_err(de::Error::custom)?,
+            );
         }
         Ok(pod)
     }
@@ -177,23 +182,25 @@ impl<'de> Deserialize<'de> for PodSpec {
         ports.dedup();
         let rare = (!wire.scheduling_gates.is_empty()
             || !sidecars.is_empty()
-            || !wire.resource_claims.is_empty())
-        .then(|| {
-            Box::new(RareSpec {
-                scheduling_gates: wire.scheduling_gates,
-                sidecars,
-                resource_claims: wire
-                    .resource_claims
-                    .into_iter()
-                    .map(PodResourceClaimWire::into_claim)
-                    .collect(),
-            })
-        });
+            || !wire.resource_claims.is_empty()
+            || !ports.is_empty()
+            || wire.host_network)
+            .then(|| {
+                Box::new(RareSpec {
+                    host_network: wire.host_network,
+                    host_ports: ports.into_boxed_slice(),
+                    scheduling_gates: wire.scheduling_gates,
+                    sidecars,
+                    resource_claims: wire
+                        .resource_claims
+                        .into_iter()
+                        .map(PodResourceClaimWire::into_claim)
+                        .collect(),
+                })
+            });
         Ok(PodSpec {
             node_name: wire.node_name,
             scheduler_name: wire.scheduler_name,
-            host_network: wire.host_network,
-            host_ports: ports.into_boxed_slice(),
             rare,
         })
     }
@@ -251,17 +258,25 @@ fn claimed_ports<E: de::Error>(
     }
 }
 
-fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PodConditions, D::Error> {
+/// The conditions kept: those every pod carries inline, and the rare ones.
+#[derive(Default)]
+struct ConditionsWire {
+    kept: PodConditions,
+    disruption_target: Option<PodCondition>,
+    resize: Option<ResizeConditions>,
+}
+
+fn pod_conditions<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ConditionsWire, D::Error> {
     let all: Vec<ConditionWire<'de>> = nullable(deserializer)?;
     let kept_as = |wire: ConditionWire<'de>| -> Result<PodCondition, D::Error> {
         Ok(wire.into_condition().map_err(de::Error::custom)?.into())
     };
-    let mut kept = PodConditions::default();
+    let mut kept = ConditionsWire::default();
     for wire in all {
         match wire.kind() {
-            "PodScheduled" => kept.pod_scheduled = Some(kept_as(wire)?),
-            "Ready" => kept.ready = Some(kept_as(wire)?),
-            "DisruptionTarget" => kept.disruption_target = Some(Box::new(kept_as(wire)?)),
+            "PodScheduled" => kept.kept.pod_scheduled = Some(kept_as(wire)?),
+            "Ready" => kept.kept.ready = Some(kept_as(wire)?),
+            "DisruptionTarget" => kept.disruption_target = Some(kept_as(wire)?),
             "PodResizePending" if wire.status == ConditionStatus::True => {
                 kept.resize.get_or_insert_default().pending = Some(kept_as(wire)?);
             }
@@ -558,8 +573,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(claimed(&pod), [(53, "UDP"), (8080, "TCP")]);
-        assert_eq!(pod.status.container_statuses.len(), 3);
-        assert_eq!(pod.status.init_container_statuses.len(), 1);
+        assert_eq!(pod.status.container_statuses().len(), 3);
+        assert_eq!(pod.status.init_container_statuses().len(), 1);
     }
 
     #[test]

@@ -169,7 +169,7 @@ mod tests {
             "/api/v1/namespaces/x/pods/a/log", // no subresources
             "/api/v2/pods",
             "/apis/apps/v1/pods",
-            "/apis/batch/v1/cronjobs",
+            "/apis/batch/v1/pods", // pods are in the core group
             "/api//pods",
             "/metrics",
             "",

@@ -12,8 +12,6 @@
 use std::borrow::Borrow;
 use std::fmt::Write as _;
 
-use jiff::Timestamp;
-
 mod runbooks;
 mod summary;
 
@@ -23,7 +21,7 @@ pub(crate) use summary::summary;
 use super::{FindingFilter, Paging, RunbookLinks};
 use crate::diagnosis::wording::short_age;
 use crate::diagnosis::{Anomaly, Finding, RootCauses};
-use crate::model::{ContainerKind, Kind};
+use crate::model::{ContainerKind, Kind, Time};
 
 /// Escapes text for HTML element content and attribute values.
 pub(crate) fn escape(text: &str) -> String {
@@ -177,7 +175,7 @@ fn object_name(f: &Finding) -> String {
     )
 }
 
-fn finding_age(f: &Finding, now: Timestamp) -> String {
+fn finding_age(f: &Finding, now: Time) -> String {
     f.since
         .map_or("-".to_string(), |s| short_age(now.duration_since(s)))
 }
@@ -186,7 +184,7 @@ fn finding_age(f: &Finding, now: Timestamp) -> String {
 /// message, runbook.
 fn finding_rows<F: Borrow<Finding>>(
     findings: &[F],
-    now: Timestamp,
+    now: Time,
     links: &RunbookLinks,
     roots: &RootCauses,
 ) -> String {
@@ -228,7 +226,7 @@ const FINDING_HEAD: &[&str] = &[
 /// by anomaly first).
 fn findings_by_anomaly<F: Borrow<Finding>>(
     findings: &[F],
-    now: Timestamp,
+    now: Time,
     links: &RunbookLinks,
     roots: &RootCauses,
 ) -> String {
@@ -273,7 +271,7 @@ pub(crate) enum Showing<'a> {
     Snapshot {
         file: &'a str,
         /// When the file was written, if known.
-        taken: Option<Timestamp>,
+        taken: Option<jiff::Timestamp>,
         objects: usize,
     },
 }
@@ -283,7 +281,7 @@ pub(crate) struct Page<'a, F = Finding> {
     /// The findings the filter chose, all of them (the summary counts them; the
     /// table shows the page's slice).
     pub findings: &'a [F],
-    pub now: Timestamp,
+    pub now: Time,
     pub links: &'a RunbookLinks,
     pub showing: Showing<'a>,
     /// The filter `findings` was chosen with (from the page's query).

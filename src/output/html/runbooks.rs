@@ -4,15 +4,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use jiff::Timestamp;
-
 use std::sync::Arc;
 
 use super::summary::victims_in;
 use super::{FINDING_HEAD, escape, finding_rows, foreign, frame, query, table, watch_errors};
 use crate::diagnosis::wording::count;
 use crate::diagnosis::{Anomaly, Finding, Root, RootCauses, Runbook};
-use crate::model::Kind;
+use crate::model::{Kind, Time};
 use crate::output::{RunbookLinks, alerts};
 
 /// `/runbooks`: every alert with its severity and summary, from the rule pack.
@@ -45,7 +43,7 @@ pub(crate) enum Evidence<'a> {
     /// the root causes of all findings.
     Findings {
         findings: &'a [Arc<Finding>],
-        now: Timestamp,
+        now: Time,
         links: &'a RunbookLinks,
         roots: &'a RootCauses,
     },

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::runbooks::markdown;
 use super::*;
 use crate::diagnosis::{Cause, Detail, ImagePullCause, Runbook, TerminatingCause};
-use crate::model::{Cluster, Node, Object};
+use crate::model::{Cluster, Node, Object, Time};
 
 #[test]
 fn markup_in_messages_is_escaped() {
@@ -56,7 +56,7 @@ fn nodes(lost: &[&str], ready: &[&str]) -> Cluster {
     cluster
 }
 
-fn now() -> Timestamp {
+fn now() -> Time {
     "2026-11-27T06:00:00Z".parse().unwrap()
 }
 

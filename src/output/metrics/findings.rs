@@ -361,11 +361,11 @@ mod tests {
     use super::*;
     use crate::diagnosis::Detail;
     use crate::diagnosis::metric::Identity;
-    use crate::model::Kind;
+    use crate::model::{Kind, Time};
 
     fn terminating(namespace: &str, pod: &str, node: &str, since: i64) -> Finding {
         use crate::diagnosis::TerminatingCause;
-        let at = jiff::Timestamp::from_second(since).unwrap();
+        let at = Time::from_second(since).unwrap();
         Finding {
             kind: Kind::Pod,
             namespace: Some(namespace.into()),

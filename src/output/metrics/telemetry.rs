@@ -9,7 +9,6 @@
 use std::fmt;
 use std::sync::atomic::AtomicU64;
 
-use jiff::Timestamp;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
 use prometheus_client::metrics::MetricType;
@@ -20,8 +19,8 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use crate::diagnosis::{EvictionCause, TerminatingCause};
-use crate::model::Kind;
 use crate::model::unix_seconds;
+use crate::model::{Kind, Time};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResourceLabel {
@@ -511,7 +510,7 @@ impl Telemetry {
     fn event_seen(&self, kind: Kind) {
         self.watch_last_event
             .get_or_create(&ResourceLabel::of(kind))
-            .set(unix_seconds(Timestamp::now()));
+            .set(unix_seconds(Time::now()));
     }
 
     /// The API server answered a watch of `kind`; `at` is the stalest of its

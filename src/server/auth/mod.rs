@@ -510,7 +510,7 @@ mod tests {
         ));
         let at = |namespace: Option<&str>, kind: Kind| {
             let mut f = finding("x", "m");
-            f.namespace = namespace.map(String::from);
+            f.namespace = namespace.map(crate::model::Name::from);
             f.kind = kind;
             Arc::new(f)
         };

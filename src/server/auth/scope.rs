@@ -97,12 +97,13 @@ pub(crate) fn visible(findings: Arc<Vec<Arc<Finding>>>, scope: &Scope) -> Arc<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Name;
     use crate::output::tests::finding;
 
     fn in_namespace(namespace: Option<&str>, kind: Kind, name: &str) -> Arc<Finding> {
         let mut f = finding(name, "m");
         f.kind = kind;
-        f.namespace = namespace.map(String::from);
+        f.namespace = namespace.map(Name::from);
         Arc::new(f)
     }
 

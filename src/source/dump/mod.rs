@@ -22,7 +22,7 @@ use std::io::{BufReader, Read};
 use std::rc::Rc;
 
 use crate::diagnosis::wording::count;
-use crate::model::{Cluster, Kind, Object};
+use crate::model::{Cluster, Kind, Object, Time};
 
 pub use error::{ItemIndex, LineOf, LoadError};
 use json::load_json;
@@ -41,7 +41,7 @@ pub struct Loaded {
     /// The moment the dump describes, when its List says so in the annotation
     /// [`NOW_ANNOTATION`] (the embedded example does): judged as of then unless
     /// `--now` says otherwise, so its ages read as a live incident's.
-    pub now: Option<jiff::Timestamp>,
+    pub now: Option<Time>,
 }
 
 /// A List's annotation giving the moment the dump was taken (RFC 3339).
@@ -51,7 +51,7 @@ pub const NOW_ANNOTATION: &str = "kube-lifecycle-exporter/now";
 fn list_now(
     metadata: Option<&serde_json::Value>,
     document: usize,
-) -> Result<Option<jiff::Timestamp>, LoadError> {
+) -> Result<Option<Time>, LoadError> {
     let Some(value) = metadata
         .and_then(|m| m.get("annotations"))
         .and_then(|a| a.get(NOW_ANNOTATION))

@@ -130,8 +130,8 @@ impl Transitions {
             let owner = new.metadata.controller();
             out.push(Observation::PodEvicted {
                 namespace: new.metadata.namespace.to_string(),
-                owner_kind: owner.map(|o| o.kind.clone()).unwrap_or_default(),
-                owner_name: owner.map(|o| o.name.clone()).unwrap_or_default(),
+                owner_kind: owner.map(|o| o.kind.to_string()).unwrap_or_default(),
+                owner_name: owner.map(|o| o.name.to_string()).unwrap_or_default(),
                 cause,
             });
         }

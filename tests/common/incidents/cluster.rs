@@ -1,10 +1,11 @@
 //! The objects incidents are made of: timestamps, uids, nodes, owners, running,
 //! deleted and waiting pods, kubelet events.
 
+use kube_lifecycle_exporter::model::Time;
 use serde_json::{Value, json};
 
 pub fn at(offset_seconds: i64) -> String {
-    jiff::Timestamp::now()
+    Time::now()
         .checked_add(jiff::SignedDuration::from_secs(offset_seconds))
         .unwrap()
         .to_string()

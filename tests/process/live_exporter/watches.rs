@@ -3,6 +3,7 @@
 //! watch line.
 
 use super::*;
+use kube_lifecycle_exporter::model::Time;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pod_whose_deletion_completes_is_counted_by_cause() {
@@ -11,7 +12,7 @@ async fn a_pod_whose_deletion_completes_is_counted_by_cause() {
     exporter.wait_ready().await;
     // Deleted a second ago with a 30 s grace period: graceful, then gone.
     let mut p = pod("web-1", "n1");
-    let now = jiff::Timestamp::now();
+    let now = Time::now();
     p["metadata"]["deletionTimestamp"] = json!(
         now.checked_add(jiff::SignedDuration::from_secs(29))
             .unwrap()

@@ -105,7 +105,13 @@ fn verdicts(findings: &[Finding]) -> Vec<(String, String, String)> {
     findings
         .iter()
         .filter(|f| matches!(f.detail, Detail::Verdict { .. }))
-        .map(|f| (f.name.clone(), f.anomaly().to_string(), f.cause.to_string()))
+        .map(|f| {
+            (
+                f.name.to_string(),
+                f.anomaly().to_string(),
+                f.cause.to_string(),
+            )
+        })
         .collect()
 }
 

@@ -265,14 +265,14 @@ fn is_creating(pod: &Pod) -> bool {
             w.reason.is_empty() || NOT_CREATED_REASONS.contains(&w.reason.as_str())
         })
     };
-    if pod.status.phase == PodPhase::Pending && pod.status.container_statuses.is_empty() {
+    if pod.status.phase == PodPhase::Pending && pod.status.container_statuses().is_empty() {
         return pod
             .pending_init_container()
             .is_none_or(|(_, s)| not_created(s));
     }
     match pod.pending_init_container() {
         Some((_, s)) => not_created(s),
-        None => pod.status.container_statuses.iter().any(not_created),
+        None => pod.status.container_statuses().iter().any(not_created),
     }
 }
 
@@ -491,7 +491,7 @@ fn crash_loop(c: &Stuck) -> Finding {
     if kind == ContainerKind::Init
         && pod
             .status
-            .container_statuses
+            .container_statuses()
             .iter()
             .any(|s| s.state.running.is_some())
     {

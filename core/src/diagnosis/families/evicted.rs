@@ -97,8 +97,8 @@ pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
         message,
         Detail::Evicted {
             reason: reason.to_string(),
-            owner_kind: owner.map(|o| o.kind.clone()),
-            owner_name: owner.map(|o| o.name.clone()),
+            owner_kind: owner.map(|o| o.kind.to_string()),
+            owner_name: owner.map(|o| o.name.to_string()),
         },
     ))
 }
@@ -125,8 +125,6 @@ fn disrupted(pod: &Pod) -> bool {
 /// The pod's DisruptionTarget condition, when it is True.
 fn disruption_target(pod: &Pod) -> Option<&PodCondition> {
     pod.status
-        .conditions
-        .disruption_target
-        .as_deref()
+        .disruption_target()
         .filter(|c| c.status == ConditionStatus::True)
 }

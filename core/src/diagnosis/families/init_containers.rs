@@ -223,7 +223,14 @@ mod tests {
     fn found(c: &Cluster) -> Vec<(String, Cause, Option<String>, Option<ContainerKind>)> {
         diagnose(c, NOW.parse().unwrap())
             .into_iter()
-            .map(|f| (f.name, f.cause, f.container, f.container_kind))
+            .map(|f| {
+                (
+                    f.name.to_string(),
+                    f.cause,
+                    f.container.map(|c| c.to_string()),
+                    f.container_kind,
+                )
+            })
             .collect()
     }
 

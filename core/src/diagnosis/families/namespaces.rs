@@ -18,7 +18,7 @@
 use crate::diagnosis::moment::Moment;
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::{Cluster, ConditionStatus, Kind, Namespace, Pod};
+use crate::model::{Cluster, ConditionStatus, Kind, Name, Namespace, Pod};
 
 use super::terminating::judge as terminating_judge;
 use crate::diagnosis::classify;
@@ -159,7 +159,7 @@ fn stuck_pods(cluster: &Cluster, mut pods: Vec<&Pod>, now: &Moment) -> Vec<Stuck
     pods.iter()
         .map(|p| StuckPod {
             name: p.metadata.name.to_string(),
-            node: node_of(&p.spec.node_name),
+            node: node_of(&p.spec.node_name).map(|n| n.to_string()),
             cause: terminating_judge(cluster, p, now).cause,
         })
         .collect()
@@ -248,12 +248,12 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
     Finding {
         kind: Kind::Namespace,
         namespace: None,
-        name: ns.metadata.name.to_string(),
+        name: ns.metadata.name.clone(),
         container: None,
         container_kind: None,
         owner: None,
         node: if cause == NamespaceCause::PodsTerminating {
-            lost_node
+            lost_node.map(Name::from)
         } else {
             None
         },

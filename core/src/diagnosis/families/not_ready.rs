@@ -257,7 +257,13 @@ mod tests {
         let found: Vec<(String, Cause, Option<String>)> = diagnose(&c, NOW.parse().unwrap())
             .into_iter()
             .filter(|f| matches!(f.cause, Cause::PodNotReady(_)))
-            .map(|f| (f.name, f.cause, f.container))
+            .map(|f| {
+                (
+                    f.name.to_string(),
+                    f.cause,
+                    f.container.map(|c| c.to_string()),
+                )
+            })
             .collect();
         assert_eq!(
             found,

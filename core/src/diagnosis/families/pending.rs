@@ -205,9 +205,8 @@ fn claims_pending(cluster: &Cluster, pod: &Pod, age: String) -> (PendingCause, S
     let namespace = pod.metadata.namespace.as_str();
     let generated = |name: &str| {
         pod.status
-            .resource_claim_statuses
+            .resource_claim_statuses()
             .iter()
-            .flat_map(|s| s.iter())
             .find(|s| s.name == name)
             .and_then(|s| s.resource_claim_name.clone())
     };

@@ -3,7 +3,7 @@
 //! about a controller, for the families that judge those).
 
 use crate::diagnosis::{Cause, Detail, Finding, Message, Owner, namespace_of, node_of};
-use crate::model::{Cluster, ContainerKind, Event, Kind, Meta, Pod, Time};
+use crate::model::{Cluster, ContainerKind, Event, Kind, Meta, Name, Pod, Time};
 
 /// Bound to a node, not being deleted, not finished: a pod whose containers
 /// the kubelet is running or trying to run.
@@ -40,7 +40,7 @@ pub(super) fn pod_finding(
 ) -> Finding {
     let about_pod = object_finding(Kind::Pod, &pod.metadata, cause, since, message, detail);
     Finding {
-        container: container.map(|(_, name)| name.to_string()),
+        container: container.map(|(_, name)| Name::interned(name)),
         container_kind: container.map(|(kind, _)| kind),
         node: node_of(&pod.spec.node_name),
         owner: Owner::of(pod),
@@ -61,7 +61,7 @@ pub(super) fn object_finding(
     Finding {
         kind,
         namespace: namespace_of(&meta.namespace),
-        name: meta.name.to_string(),
+        name: meta.name.clone(),
         container: None,
         container_kind: None,
         owner: None,

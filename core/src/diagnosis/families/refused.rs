@@ -221,7 +221,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         .then(|| m.controller())
         .flatten()
         .filter(|o| o.kind == Kind::Deployment.as_str())
-        .map(|o| o.name.clone());
+        .map(|o| o.name.to_string());
     Some(object_finding(
         c.kind,
         m,
@@ -480,7 +480,7 @@ mod tests {
         ));
         let found: Vec<(Kind, String, &str)> = refused(&c)
             .iter()
-            .map(|f| (f.kind, f.name.clone(), f.cause.as_str()))
+            .map(|f| (f.kind, f.name.to_string(), f.cause.as_str()))
             .collect();
         assert_eq!(
             found,

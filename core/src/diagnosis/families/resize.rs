@@ -50,7 +50,7 @@ fn diagnose_pod(_: &Input<'_>, pod: &Pod, out: &mut Vec<Finding>) {
 }
 
 fn judge(pod: &Pod) -> Option<Finding> {
-    let resize = pod.status.conditions.resize.as_deref()?;
+    let resize = pod.status.resize()?;
     // A failure while making it outranks what a newer request waits for.
     let (cause, condition, what) = match (&resize.failed, &resize.pending) {
         (Some(c), _) => (ResizeCause::Failed, c, "PodResizeInProgress"),

@@ -105,9 +105,7 @@ fn deleted_by_pod_gc(pod: &Pod) -> bool {
     pod.metadata.finalizers.is_empty()
         && pod
             .status
-            .conditions
-            .disruption_target
-            .as_ref()
+            .disruption_target()
             .is_some_and(|c| c.reason() == "DeletionByPodGC")
 }
 
@@ -137,9 +135,7 @@ pub(super) fn judge(cluster: &Cluster, pod: &Pod, now: &Moment) -> Verdict<Termi
         let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
         let why = pod
             .status
-            .conditions
-            .disruption_target
-            .as_ref()
+            .disruption_target()
             .map(|c| format!(": {}", c.message()))
             .unwrap_or_default();
         return Verdict {

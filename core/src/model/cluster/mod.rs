@@ -271,6 +271,9 @@ impl Cluster {
 
     fn clear(&mut self, kind: Kind) {
         self.changes.everything();
+        if kind != Kind::Event {
+            self.changes.object();
+        }
         match kind {
             Kind::Pod => {
                 self.pods.clear();
@@ -315,6 +318,7 @@ impl Cluster {
         // Whether a kind was listed at all changes what absence means.
         if self.listed.insert(kind) {
             self.changes.everything();
+            self.changes.object();
         }
     }
 
@@ -322,6 +326,9 @@ impl Cluster {
     /// pods' own findings (events note theirs as the store applies them).
     fn changed(&mut self, kind: Kind, key: &ObjectKey) {
         let pods = self.pods.len();
+        if kind != Kind::Event {
+            self.changes.object();
+        }
         if kind.is_namespaced() && !matches!(kind, Kind::Pod | Kind::Event) {
             self.changes.controller(kind.as_str(), key.clone());
         }
@@ -362,6 +369,13 @@ impl Cluster {
                 ObjectKey::new(meta.namespace.clone(), c.name.as_str()),
             );
         }
+    }
+
+    /// A count that moves with every change to an object other than a
+    /// warning event: what reads no event reads the same model while it
+    /// stays the same.
+    pub fn objects_version(&self) -> u64 {
+        self.changes.objects()
     }
 
     /// What changed since the last call (everything, the first time: the

@@ -13,26 +13,28 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use jiff::Timestamp;
 use parking_lot::{Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 
 use crate::diagnosis::{Finding, RootCauses, same_findings};
-use crate::model::{Cluster, Kind};
+use crate::model::{Cluster, Kind, Time};
 
 /// Findings judged at one moment of one state of the model.
 pub(crate) struct Judged {
     /// The count of model changes they saw.
     generation: u64,
     /// The moment they were judged at.
-    at: Timestamp,
+    at: Time,
     /// When, with the model unchanged, they could read differently.
-    pub(super) until: Option<Timestamp>,
+    pub(super) until: Option<Time>,
     /// When the judgement began, and how long it took.
     started: Instant,
     took: Duration,
     pub(crate) findings: Arc<Vec<Arc<Finding>>>,
     /// What explains them, found with them.
     pub(crate) roots: Arc<RootCauses>,
+    /// The model's objects (warning events aside) the root causes were
+    /// found of: [`Cluster::objects_version`].
+    pub(super) roots_of: Option<u64>,
 }
 
 /// One judgement of the model, as the judge hands it over.
@@ -40,26 +42,29 @@ pub(crate) struct Judgement {
     /// The count of model changes it saw.
     pub(crate) generation: u64,
     pub(crate) findings: Vec<Arc<Finding>>,
-    pub(crate) roots: RootCauses,
+    pub(crate) roots: Arc<RootCauses>,
+    /// [`Cluster::objects_version`] of the model the root causes were found of.
+    pub(crate) roots_of: u64,
     /// When, with the model unchanged, the findings could read differently.
-    pub(crate) until: Option<Timestamp>,
+    pub(crate) until: Option<Time>,
 }
 
 impl Judged {
     fn none() -> Self {
         Judged {
             generation: u64::MAX,
-            at: Timestamp::MAX,
+            at: Time::MAX,
             until: None,
             started: Instant::now(),
             took: Duration::ZERO,
             findings: Arc::default(),
             roots: Arc::default(),
+            roots_of: None,
         }
     }
 
     /// Whether these are the findings of `generation` at `now`.
-    fn hold(&self, generation: u64, now: Timestamp) -> bool {
+    fn hold(&self, generation: u64, now: Time) -> bool {
         self.generation == generation && self.at <= now && self.until.is_none_or(|u| now < u)
     }
 }
@@ -189,7 +194,7 @@ impl Kept {
     /// Whether `judged` may be read at `now`: it is exact, or, with a
     /// freshness and unless `exact`, judged recently enough while the model
     /// changes.
-    fn readable(&self, judged: &Judged, now: Timestamp, exact: bool) -> bool {
+    fn readable(&self, judged: &Judged, now: Time, exact: bool) -> bool {
         judged.hold(self.generation(), now)
             || !exact
                 && self.freshness.is_some_and(|f| {
@@ -202,7 +207,7 @@ impl Kept {
     /// too large to judge per read is not judged: its last findings are read.
     pub(crate) fn read(
         &self,
-        now: Timestamp,
+        now: Time,
         listing: bool,
         judge: impl FnOnce() -> Judgement,
     ) -> Arc<Judged> {
@@ -225,7 +230,7 @@ impl Kept {
 
     /// Judges the model again at `now` unless the findings kept are exactly
     /// its findings (what keeps them current calls).
-    pub(crate) fn refresh(&self, now: Timestamp, judge: impl FnOnce() -> Judgement) {
+    pub(crate) fn refresh(&self, now: Time, judge: impl FnOnce() -> Judgement) {
         self.judge(self.judging.lock(), now, true, judge);
     }
 
@@ -234,7 +239,7 @@ impl Kept {
     fn judge(
         &self,
         _turn: MutexGuard<'_, ()>,
-        now: Timestamp,
+        now: Time,
         exact: bool,
         judge: impl FnOnce() -> Judgement,
     ) -> Arc<Judged> {
@@ -247,6 +252,7 @@ impl Kept {
             generation,
             findings,
             roots,
+            roots_of,
             until,
         } = judge();
         // The same findings as before (the judgement hands out the ones it
@@ -254,14 +260,14 @@ impl Kept {
         // made of them (the encoded metrics, the page's summary) holds; so do
         // the same root causes of them.
         let (findings, roots) = if same_findings(judged.findings.iter(), findings.iter()) {
-            let roots = if *judged.roots == roots {
+            let roots = if Arc::ptr_eq(&judged.roots, &roots) || *judged.roots == *roots {
                 judged.roots.clone()
             } else {
-                Arc::new(roots)
+                roots
             };
             (judged.findings.clone(), roots)
         } else {
-            (Arc::new(findings), Arc::new(roots))
+            (Arc::new(findings), roots)
         };
         let judged = Arc::new(Judged {
             generation,
@@ -271,6 +277,7 @@ impl Kept {
             took: started.elapsed(),
             findings,
             roots,
+            roots_of: Some(roots_of),
         });
         *self.latest.write() = judged.clone();
         judged
@@ -293,7 +300,7 @@ impl Kept {
     /// When to judge again, seen at `now`. With a freshness, judgements are
     /// spaced by it whatever made them due (a message whose age ticks every
     /// second does not make one a second).
-    pub(crate) fn next(&self, now: Timestamp) -> Next {
+    pub(crate) fn next(&self, now: Time) -> Next {
         let judged = self.latest();
         let spacing = self
             .freshness

@@ -18,11 +18,11 @@ mod tests;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 use parking_lot::{Mutex, RwLock, RwLockWriteGuard};
 
-use crate::diagnosis::{Finding, Incremental, RootCauses, Settings};
-use crate::model::{Cluster, Kind, Object};
+use crate::diagnosis::{Finding, Incremental, RootCauses, Settings, same_findings};
+use crate::model::{Cluster, Kind, Object, Time};
 
 use super::shard::Shard;
 use super::transitions::{Observation, Transitions};
@@ -92,14 +92,10 @@ impl LiveState {
     /// State for a fixed snapshot (`serve --from-file`): complete from the start.
     /// With `as_of` (the snapshot's own `now`), it is judged as if served from
     /// that moment on.
-    pub(crate) fn from_cluster(
-        cluster: Cluster,
-        settings: Settings,
-        as_of: Option<Timestamp>,
-    ) -> Self {
+    pub(crate) fn from_cluster(cluster: Cluster, settings: Settings, as_of: Option<Time>) -> Self {
         let mut state = LiveState::new(settings, []);
         if let Some(as_of) = as_of {
-            state.clock_offset = as_of.duration_since(Timestamp::now());
+            state.clock_offset = as_of.duration_since(Time::now());
         }
         for kind in Kind::ALL {
             state.telemetry.watch_synced(kind);
@@ -123,10 +119,10 @@ impl LiveState {
 
     /// The moment findings are judged at: the wall clock, or the snapshot's
     /// own time moving on with it.
-    pub(crate) fn now(&self) -> Timestamp {
-        Timestamp::now()
+    pub(crate) fn now(&self) -> Time {
+        Time::now()
             .checked_add(self.clock_offset)
-            .unwrap_or_else(|_| Timestamp::now())
+            .unwrap_or_else(|_| Time::now())
     }
 
     /// How many lists are under way now.
@@ -152,13 +148,13 @@ impl LiveState {
     /// model (or, with a freshness, were judged recently enough), else judged
     /// now.
     #[cfg(test)]
-    pub(crate) fn findings(&self, now: Timestamp) -> Arc<Vec<Arc<Finding>>> {
+    pub(crate) fn findings(&self, now: Time) -> Arc<Vec<Arc<Finding>>> {
         self.explained(now).0
     }
 
     /// The findings of the moment (as [`LiveState::findings`]) and the root
     /// causes that explain them, found together.
-    pub(crate) fn explained(&self, now: Timestamp) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>) {
+    pub(crate) fn explained(&self, now: Time) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>) {
         let judged = self
             .kept
             .read(now, self.lists_under_way() > 0, || self.judge(now));
@@ -168,7 +164,7 @@ impl LiveState {
     /// The model judged at `now`, with the count of changes it had seen and
     /// until when its findings hold. Sharded, a Terminating namespace is
     /// reported by the shard that owns it (every shard lists all namespaces).
-    fn judge(&self, now: Timestamp) -> Judgement {
+    fn judge(&self, now: Time) -> Judgement {
         let started = std::time::Instant::now();
         let mut incremental = self.incremental.lock();
         // The changes are taken under the write lock, so none is made
@@ -188,13 +184,26 @@ impl LiveState {
                 (None, _) => true,
             });
         }
-        let roots = RootCauses::of(&cluster, &findings);
+        // The root causes read the findings and the objects, not the
+        // events: while the findings are the very ones kept (a storm's
+        // churn of pull-failure events judges pods again alike) and no
+        // object changed, they are the ones found last time.
+        let roots_of = cluster.objects_version();
+        let last = self.kept.latest();
+        let roots = if last.roots_of == Some(roots_of)
+            && same_findings(last.findings.iter(), findings.iter())
+        {
+            last.roots.clone()
+        } else {
+            Arc::new(RootCauses::of(&cluster, &findings))
+        };
         drop(cluster);
         self.telemetry.judged(started.elapsed().as_secs_f64());
         Judgement {
             generation,
             findings,
             roots,
+            roots_of,
             until: lasting.until,
         }
     }
@@ -294,7 +303,7 @@ impl LiveState {
     /// An object is gone; `object` is its last state.
     pub(crate) fn delete(&self, object: Object) {
         let kind = object.kind();
-        let now = Timestamp::now();
+        let now = Time::now();
         let observations = {
             let mut cluster = self.kept.write(&self.cluster);
             let observations = match &object {
@@ -322,7 +331,7 @@ impl LiveState {
 
     /// Forgets warning events older than `max_age`.
     pub(crate) fn prune_events(&self, max_age: SignedDuration) {
-        if let Ok(cutoff) = Timestamp::now().checked_sub(max_age) {
+        if let Ok(cutoff) = Time::now().checked_sub(max_age) {
             self.kept.write(&self.cluster).prune_events(cutoff);
         }
     }

@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::HashSet;
 
-use jiff::Timestamp;
-
-use crate::model::{Cluster, Kind, Object, ObjectKey, Uid};
+use crate::model::{Cluster, Kind, Object, ObjectKey, Time, Uid};
 use crate::source::watch::transitions::{Observation, Transitions};
 
 use super::{LiveState, Scope};
@@ -36,14 +34,40 @@ struct UnderWay(Arc<AtomicUsize>);
 
 impl UnderWay {
     fn begin(count: &Arc<AtomicUsize>) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
+        if count.fetch_add(1, Ordering::Relaxed) == 0 {
+            release_freed_memory();
+        }
         UnderWay(count.clone())
     }
 }
 
 impl Drop for UnderWay {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        if self.0.fetch_sub(1, Ordering::Relaxed) == 1 {
+            release_freed_memory();
+        }
+    }
+}
+
+/// Hands the pages the allocator holds free back to the system, as the
+/// first of a set of lists begins (what the churn since the last one freed)
+/// and as the last ends (the pages' bodies and what decoding them freed):
+/// jemalloc would hold them for ten seconds and more, and a list of a large
+/// cluster frees tens of megabytes at once.
+fn release_freed_memory() {
+    #[cfg(not(target_env = "msvc"))]
+    #[allow(unsafe_code)] // the allocator's control interface is C
+    // SAFETY: `arena.4096.purge` (4096 is MALLCTL_ARENAS_ALL) takes and
+    // returns nothing: null pointers and a zero length are what it expects,
+    // and the name is a NUL-terminated string that outlives the call.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(
+            c"arena.4096.purge".as_ptr(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        );
     }
 }
 
@@ -106,7 +130,7 @@ impl LiveState {
                 let replaced = listing.seen.is_some()
                     && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
                 if replaced {
-                    let now = Timestamp::now();
+                    let now = Time::now();
                     observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
                 }
                 if let Object::Pod(new) = &object {
@@ -140,7 +164,7 @@ impl LiveState {
                     .filter(|k| !seen.contains(k))
                     .collect(),
             };
-            let now = Timestamp::now();
+            let now = Time::now();
             let mut observations = Vec::new();
             let mut transitions = self.transitions.lock();
             for key in gone {
@@ -163,7 +187,7 @@ fn vanished(
     cluster: &Cluster,
     kind: Kind,
     key: &ObjectKey,
-    now: Timestamp,
+    now: Time,
 ) -> Vec<Observation> {
     match kind {
         Kind::Pod => cluster

@@ -8,11 +8,12 @@
 
 use std::sync::Arc;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
+
 use proptest::prelude::*;
 
 use crate::diagnosis::{self, Settings};
-use crate::model::{Kind, Object};
+use crate::model::{Kind, Object, Time};
 
 use super::LiveState;
 
@@ -166,7 +167,7 @@ const TWO_FINDINGS_OF_ONE_FAMILY: [&str; 2] = [
 
 /// The objects of the embedded example and of `versions`, and the moment
 /// the example describes.
-fn example_with(versions: &[&str]) -> (Vec<Object>, Timestamp) {
+fn example_with(versions: &[&str]) -> (Vec<Object>, Time) {
     let (mut pool, as_of) = example();
     for version in versions {
         pool.extend(
@@ -181,7 +182,7 @@ fn example_with(versions: &[&str]) -> (Vec<Object>, Timestamp) {
 
 /// The objects of the embedded example and of [`READING_OTHERS`], and the
 /// moment the example describes.
-fn example() -> (Vec<Object>, Timestamp) {
+fn example() -> (Vec<Object>, Time) {
     let loaded = crate::source::dump::load_str(EXAMPLE).unwrap();
     let mut pool = loaded.cluster.objects();
     for version in READING_OTHERS {
@@ -223,11 +224,11 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-fn full(live: &LiveState, now: Timestamp, settings: &Settings) -> Vec<diagnosis::Finding> {
+fn full(live: &LiveState, now: Time, settings: &Settings) -> Vec<diagnosis::Finding> {
     diagnosis::diagnose_with(&live.cluster.read(), now, settings)
 }
 
-fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Timestamp) {
+fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Time) {
     let settings = Settings::default();
     let live = LiveState::new(settings.clone(), []);
     let mut now = as_of - SignedDuration::from_secs(i64::from(start_before));
@@ -274,7 +275,14 @@ fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Timestamp) {
             Step::Wait(secs) => now += SignedDuration::from_secs(i64::from(*secs)),
             Step::Read => {}
         }
-        let kept = live.findings(now);
+        let (kept, roots) = live.explained(now);
+        // The root causes kept with them (found again only when the
+        // findings or the objects changed) are those of the model now.
+        let found = diagnosis::RootCauses::of(&live.cluster.read(), &kept);
+        assert!(
+            roots.roots == found.roots,
+            "step {i} ({step:?}): the kept root causes differ from those of the model"
+        );
         // Reads only read: an unchanged model whose findings still hold is
         // not judged again.
         if live.kept.generation() == generation && held_until.is_none_or(|u| now < u) {

@@ -7,7 +7,9 @@ use super::{
 };
 use crate::diagnosis::families::blocking::ordinal;
 use crate::diagnosis::{Cause, Finding, Input, Owner};
-use crate::model::{Cluster, Condition, DaemonSet, Deployment, Kind, Pod, ReplicaSet, StatefulSet};
+use crate::model::{
+    Cluster, Condition, DaemonSet, Deployment, Kind, Name, Pod, ReplicaSet, StatefulSet,
+};
 
 /// `ReplicaSet "web-7f9d" has timed out progressing.` → `web-7f9d`.
 pub(super) fn named_replica_set(message: &str) -> Option<&str> {
@@ -49,8 +51,8 @@ pub(super) fn rollout_stuck<'a>(
         return None;
     }
     let rs_owner = rollout.newest.map(|rs| Owner {
-        kind: Kind::ReplicaSet.as_str().to_string(),
-        name: rs.metadata.name.to_string(),
+        kind: Name::interned(Kind::ReplicaSet.as_str()),
+        name: rs.metadata.name.clone(),
     });
     let explanation = match rollout.explained(known, unavailable) {
         Some(e) if e.covered => return None,

@@ -8,7 +8,7 @@ use crate::diagnosis::classify;
 use crate::diagnosis::{
     Cause, CrashLoopCause, Detail, Finding, Input, Owner, namespace_of, node_of,
 };
-use crate::model::{Condition, ContainerStatus, Job, Kind, Pod, PodPhase, Time};
+use crate::model::{Condition, ContainerStatus, Job, Kind, Name, Pod, PodPhase, Time};
 
 /// Failed pods by their cause, with when each ended.
 type FailedPods<'a> = BTreeMap<(VerdictCause, &'static str), Vec<(&'a Pod, Option<Time>)>>;
@@ -87,8 +87,8 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_, '_>, job: &Job) -
         .pods_owned_by(Kind::Job, &m.namespace, &m.name, &m.uid)
         .collect();
     let owner = Some(Owner {
-        kind: Kind::Job.as_str().to_string(),
-        name: m.name.to_string(),
+        kind: Name::interned(Kind::Job.as_str()),
+        name: m.name.clone(),
     });
     // What the pods say: a finding about one of them, or how the failed ones ended.
     let from_findings = explain(pods.iter().filter_map(|p| known.of(p)));
@@ -246,9 +246,9 @@ pub(super) fn pod_failed(known: &Known<'_, '_>, pod: &Pod) -> Option<Finding> {
     Some(Finding {
         kind: Kind::Pod,
         namespace: namespace_of(&pod.metadata.namespace),
-        name: pod.metadata.name.to_string(),
+        name: pod.metadata.name.clone(),
         container_kind: container.as_deref().map(|c| pod.container_kind(c)),
-        container,
+        container: container.as_deref().map(Name::interned),
         node: node_of(&pod.spec.node_name),
         owner: None,
         cause: Cause::PodFailed(cause),

@@ -29,9 +29,9 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts, namespace_of,
+    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts,
 };
-use crate::model::{Kind, Pod, Time};
+use crate::model::{Kind, Name, Pod, Time};
 
 mod controllers;
 mod jobs;
@@ -90,8 +90,8 @@ fn verdict_labels(f: &Finding) -> Vec<String> {
         _ => String::new(),
     };
     vec![
-        kind,
-        name,
+        kind.to_string(),
+        name.to_string(),
         text(&f.node),
         registry,
         f.cause.to_string(),
@@ -237,7 +237,7 @@ struct Explanation {
     example: Option<(String, String)>,
     owner: Option<Owner>,
     /// The node and image registry of the pod it names.
-    node: Option<String>,
+    node: Option<Name>,
     registry: Option<String>,
     since: Option<Time>,
 }
@@ -278,7 +278,7 @@ fn explain<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Option<Explan
         cause,
         pod_cause: Some(pod_cause),
         pods: group.len(),
-        example: Some((first.name.clone(), first.message.to_string())),
+        example: Some((first.name.to_string(), first.message.to_string())),
         owner: first.owner.clone(),
         node: first.node.clone(),
         registry: first.detail.registry().map(str::to_string),
@@ -342,8 +342,8 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
     }
     Finding {
         kind: subject.kind,
-        namespace: namespace_of(subject.namespace),
-        name: subject.name.to_string(),
+        namespace: (!subject.namespace.is_empty()).then(|| Name::interned(subject.namespace)),
+        name: Name::from(subject.name),
         container: None,
         container_kind: None,
         node: e.node,
