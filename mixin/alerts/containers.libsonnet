@@ -18,6 +18,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodContainerCreatingStuck',
+          firesOn: 'mount or attach failures, or nothing said (not the sandbox causes)',
           expr: since('kube_lifecycle_pod_container_creating_since_timestamp_seconds', ['namespace', 'pod', 'owner_kind', 'owner_name', 'node', 'cause'], catalogue.matcher('KubeLifecyclePodContainerCreatingStuck')),
           'for': '10m',
           tier: 'ticket',
@@ -28,6 +29,7 @@ local rules = import '../lib/rules.libsonnet';
         // and cause, however many pods wait on it ...
         rules.alert(c, {
           alert: 'KubeLifecyclePodSandboxFailingOnNode',
+          firesOn: 'pods on one node without a sandbox (`cni`, `sandbox_image_pull`, `sandbox_other`), one ticket per node and cause',
           expr: |||
             count %s (
               %s
@@ -42,6 +44,7 @@ local rules = import '../lib/rules.libsonnet';
         // plugin or the sandbox image is broken cluster-wide, and no new pod starts.
         rules.alert(c, {
           alert: 'KubeLifecyclePodSandboxFailing',
+          firesOn: 'the same sandbox cause on 2 or more nodes: the network plugin or sandbox image fails cluster-wide',
           expr: |||
             count %s (
               count %s (
@@ -59,6 +62,7 @@ local rules = import '../lib/rules.libsonnet';
         // and later than a workload's verdict (7m), which stands for it.
         rules.alert(c, {
           alert: 'KubeLifecycleInitContainerStuck',
+          firesOn: 'a pod\'s start waits past `--init-after` (5m) on an init container that runs and does not finish, or a native sidecar that has not started',
           expr: since('kube_lifecycle_pod_init_container_running_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure']),
           'for': '9m',
           tier: 'ticket',
@@ -67,6 +71,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodStuckUnexplained',
+          firesOn: 'a pod Pending, not initialized or not Ready past its threshold that no other alert explains (`pod_stuck`)',
           expr: since('kube_lifecycle_pod_stuck_since_timestamp_seconds', ['namespace', 'pod', 'owner_kind', 'owner_name', 'node', 'phase', 'cause']),
           'for': '12m',
           tier: 'ticket',
@@ -75,6 +80,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerOOMKilledLooping',
+          firesOn: 'CrashLoopBackOff after OOMKilled',
           expr: since(crash, ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause'], catalogue.matcher('KubeLifecycleContainerOOMKilledLooping')),
           'for': '12m',
           tier: 'ticket',
@@ -83,6 +89,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerCrashLooping',
+          firesOn: 'CrashLoopBackOff, other causes',
           expr: since(crash, ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause'], catalogue.matcher('KubeLifecycleContainerCrashLooping')),
           'for': '12m',
           tier: 'ticket',
@@ -91,6 +98,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerConfigError',
+          firesOn: 'CreateContainerConfigError and friends',
           expr: since('kube_lifecycle_container_config_error_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause']),
           'for': '10m',
           tier: 'ticket',

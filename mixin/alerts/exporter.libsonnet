@@ -12,6 +12,7 @@ local rules = import '../lib/rules.libsonnet';
         // discovered at all.
         rules.alert(c, {
           alert: 'KubeLifecycleExporterDown',
+          firesOn: '`up{job="kube-lifecycle-exporter"} == 0` for a target, or no target at all',
           expr: |||
             up{%(sel)s} == 0
             or
@@ -24,6 +25,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleWatchNotSynced',
+          firesOn: 'a watch that never completed its list',
           expr: |||
             min %s (%s) == 0
           ||| % [rules.by(c, target + ['resource']), rules.series(c, 'kube_lifecycle_watch_synced')],
@@ -39,6 +41,7 @@ local rules = import '../lib/rules.libsonnet';
         // last time the API server answered the watch.
         rules.alert(c, {
           alert: 'KubeLifecycleWatchErrors',
+          firesOn: 'sustained API errors, by resource and reason (not `expired`: 410 Gone is the protocol)',
           expr: |||
             sum %s (
               rate(%s[5m])
@@ -51,6 +54,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleWatchRestarting',
+          firesOn: 'more than 5 relists of a resource in an hour',
           expr: |||
             sum %s (
               increase(%s[1h])
@@ -66,6 +70,7 @@ local rules = import '../lib/rules.libsonnet';
         // is on the exporter's page and /findings only.
         rules.alert(c, {
           alert: 'KubeLifecycleExporterFoldingSeries',
+          firesOn: 'a family has more per-pod series than `--max-series-per-family` and is exposed folded by namespace, node and cause',
           expr: |||
             max %s (%s) > 0
           ||| % [rules.by(c, target + ['family']), rules.series(c, 'kube_lifecycle_series_folded')],

@@ -38,6 +38,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleRegistryPullFailing',
+          firesOn: 'one registry failing from 2 or more nodes (transport, rate limit, unknown), or refusing 3 or more images in 2 or more namespaces (unauthorized, not found)',
           expr: |||
             count %(byRegistry)s (
               max %(byPod)s (
@@ -73,6 +74,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullUnauthorized',
+          firesOn: '`unauthorized`',
           expr: perPod(catalogue.matcher('KubeLifecycleImagePullUnauthorized')),
           'for': '10m',
           tier: 'ticket',
@@ -81,6 +83,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullNotFound',
+          firesOn: '`not_found`, `invalid_name`, `never_pull`, `platform_mismatch`',
           expr: perPod(catalogue.matcher('KubeLifecycleImagePullNotFound')),
           'for': '10m',
           tier: 'ticket',
@@ -89,6 +92,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullRegistryUnreachable',
+          firesOn: '`tls`, `http_to_https`, `dns`, `connection_refused`, `timeout`',
           expr: perPod(catalogue.matcher('KubeLifecycleImagePullRegistryUnreachable')),
           'for': '10m',
           tier: 'ticket',
@@ -97,6 +101,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullRateLimited',
+          firesOn: '`qps_exceeded`, `rate_limited`',
           expr: perPod(catalogue.matcher('KubeLifecycleImagePullRateLimited')),
           'for': '10m',
           tier: 'ticket',
@@ -107,6 +112,7 @@ local rules = import '../lib/rules.libsonnet';
         // inhibited by it.
         rules.alert(c, {
           alert: 'KubeLifecycleImagePullNodeImageStore',
+          firesOn: '`corrupt`, `inspect_error`, `no_space` (node-local: never counted or inhibited by the registry alert)',
           expr: perPod(catalogue.matcher('KubeLifecycleImagePullNodeImageStore'), ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'node', 'registry', 'image', 'cause']),
           'for': '10m',
           tier: 'ticket',
@@ -115,6 +121,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleContainerImagePullFailing',
+          firesOn: 'image pull failing, cause `unknown`',
           expr: perPod(catalogue.matcher('KubeLifecycleContainerImagePullFailing')),
           'for': '12m',
           tier: 'ticket',

@@ -19,6 +19,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingContent',
+          firesOn: 'namespace content not deleted, or its pods stuck Terminating (`pods_terminating`, naming them; inhibited by KubeLifecycleNodeLost when they sit on a lost node)',
           expr: since('KubeLifecycleNamespaceTerminatingContent'),
           'for': '15m',
           tier: 'ticket',
@@ -27,6 +28,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingFinalizers',
+          firesOn: 'namespace waiting on finalizers',
           expr: since('KubeLifecycleNamespaceTerminatingFinalizers'),
           'for': '15m',
           tier: 'ticket',
@@ -35,6 +37,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNamespaceTerminatingDiscoveryFailed',
+          firesOn: 'API discovery fails (an aggregated API is down)',
           expr: since('KubeLifecycleNamespaceTerminatingDiscoveryFailed'),
           'for': '15m',
           tier: 'ticket',

@@ -19,6 +19,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleContainerProbeKilled',
+          firesOn: 'CrashLoopBackOff because the liveness or startup probe kills the container (`liveness_probe`, `startup_probe`), by what the probe says',
           expr: since('kube_lifecycle_container_crash_looping_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure'], catalogue.matcher('KubeLifecycleContainerProbeKilled')),
           'for': '12m',
           tier: 'ticket',
@@ -30,6 +31,7 @@ local rules = import '../lib/rules.libsonnet';
         // KubePodNotReady, and later than a workload's verdict (7m).
         rules.alert(c, {
           alert: 'KubeLifecyclePodNotReady',
+          firesOn: 'a Running pod not Ready for longer than `--not-ready-after` (5m), by cause (readiness probe, containers, readiness gate)',
           expr: since('kube_lifecycle_pod_not_ready_since_timestamp_seconds', ['namespace', 'pod', 'container', 'owner_kind', 'owner_name', 'cause', 'probe_failure']),
           'for': '9m',
           tier: 'ticket',
@@ -38,6 +40,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodEvictions',
+          firesOn: '5 or more evictions of one cause in a namespace within 15 minutes, counted by the watch',
           expr: |||
             sum %s (
               increase(%s[15m])

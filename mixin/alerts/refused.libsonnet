@@ -45,6 +45,7 @@ local rules = import '../lib/rules.libsonnet';
         // per-workload alerts' it inhibits.
         rules.alert(c, {
           alert: 'KubeLifecycleAdmissionWebhookUnreachable',
+          firesOn: 'an admission webhook that fails closed cannot be called (`webhook_unreachable`), one alert per webhook however many workloads it refuses',
           expr: |||
             count %s (
               max %s (
@@ -63,6 +64,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateQuotaExceeded',
+          firesOn: 'a workload\'s pods refused by a used-up ResourceQuota (`quota_exceeded`), naming the quota and resources',
           expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateQuotaExceeded'), ['cause', 'quota', 'resource']),
           'for': '8m',
           tier: 'ticket',
@@ -73,6 +75,7 @@ local rules = import '../lib/rules.libsonnet';
         // workload, which the webhook's page (inhibiting it) does not.
         rules.alert(c, {
           alert: 'KubeLifecyclePodCreateRefused',
+          firesOn: 'a workload\'s pods refused for any other cause (LimitRange, Pod Security, PodSecurityPolicy, a webhook\'s denial, a missing ServiceAccount, ...); inhibited by KubeLifecycleAdmissionWebhookUnreachable for its webhook',
           expr: perWorkload(catalogue.matcher('KubeLifecyclePodCreateRefused'), ['cause', 'webhook', 'pod_security_level']),
           'for': '8m',
           tier: 'ticket',

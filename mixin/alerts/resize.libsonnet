@@ -12,6 +12,7 @@ local rules = import '../lib/rules.libsonnet';
         // infeasible or failed will not fix itself, but still concerns one pod.
         rules.alert(c, {
           alert: 'KubeLifecyclePodResizeStuck',
+          firesOn: 'a pod\'s in-place resize the kubelet finds infeasible, defers, or failed making',
           expr: |||
             max %s (
               time() - %s

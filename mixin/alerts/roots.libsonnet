@@ -103,6 +103,7 @@ local rules = import '../lib/rules.libsonnet';
         // nodes under pressure, the scheduler) by its cause.
         rules.alert(c, {
           alert: $.explainedAlert,
+          firesOn: "an object a root cause explains, while that root cause's alert fires (never notifies: it inhibits the object's other alerts, this pack's and other packs')",
           expr: |||
             max %(by)s (
               %(victims)s

@@ -11,6 +11,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodUnschedulable',
+          firesOn: 'unschedulable, by the scheduler\'s main reason (not node pressure)',
           expr: |||
             max %s (
               time() - %s
@@ -27,6 +28,7 @@ local rules = import '../lib/rules.libsonnet';
         // mistake: KubeLifecyclePodSchedulerUnknown, a ticket.
         rules.alert(c, {
           alert: 'KubeLifecycleSchedulerNotScheduling',
+          firesOn: 'pods that a scheduler the cluster uses never touches (`not_scheduled`)',
           expr: |||
             count %s (
               max %s (
@@ -41,6 +43,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleNodesUnderPressure',
+          firesOn: 'pods unschedulable because nodes report disk, memory or PID pressure (Ready nodes, not lost ones), one alert per pressure',
           expr: |||
             count %s (
               max %s (
@@ -55,6 +58,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodSchedulerUnknown',
+          firesOn: 'a pod naming a scheduler nothing serves (`unknown_scheduler`: a typo)',
           expr: |||
             max %s (
               time() - %s
@@ -70,6 +74,7 @@ local rules = import '../lib/rules.libsonnet';
         // controller that forgot, or cannot, remove it.
         rules.alert(c, {
           alert: 'KubeLifecyclePodSchedulingGated',
+          firesOn: 'a pod held by its scheduling gates longer than `--gated-after` (`gated_too_long`: the gate\'s controller does not remove it)',
           expr: |||
             max %s (
               time() - %s

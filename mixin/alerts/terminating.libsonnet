@@ -21,6 +21,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingFinalizers',
+          firesOn: 'pod past its deadline held by `metadata.finalizers`',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingFinalizers')),
           'for': '10m',
           tier: 'ticket',
@@ -33,6 +34,7 @@ local rules = import '../lib/rules.libsonnet';
         // this one's, so the page that goes out is this one.
         rules.alert(c, {
           alert: 'KubeLifecycleNodeLost',
+          firesOn: 'pods past their deadline on a NotReady or deleted node, one alert per node',
           expr: |||
             count %s (
               max %s (
@@ -54,6 +56,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingNodeLost',
+          firesOn: 'the same, per pod (inhibited by KubeLifecycleNodeLost)',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingNodeLost')),
           'for': '10m',
           tier: 'ticket',
@@ -62,6 +65,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingContainersRunning',
+          firesOn: 'runtime does not stop the containers',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingContainersRunning')),
           'for': '10m',
           tier: 'ticket',
@@ -70,6 +74,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingCleanupStuck',
+          firesOn: 'containers gone, kubelet cannot clean up (unmount)',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingCleanupStuck')),
           'for': '10m',
           tier: 'ticket',
@@ -78,6 +83,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodTerminatingStuck',
+          firesOn: 'past the deadline for no known reason',
           expr: since(catalogue.matcher('KubeLifecyclePodTerminatingStuck')),
           'for': '12m',
           tier: 'ticket',

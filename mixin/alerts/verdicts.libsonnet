@@ -28,6 +28,7 @@ local rules = import '../lib/rules.libsonnet';
       rules: [
         rules.alert(c, {
           alert: 'KubeLifecycleDeploymentRolloutStuck',
+          firesOn: 'a Deployment short of available pods or whose rollout does not finish, by its pods\' cause (`pod_cause`), else `progress_deadline_exceeded` or `replicas_unavailable`',
           expr: verdict('kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds', 'deployment'),
           'for': '7m',
           tier: 'ticket',
@@ -36,6 +37,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleStatefulSetUpdateStuck',
+          firesOn: 'a StatefulSet not rolled out or not Ready, by its lowest ordinal in trouble\'s cause',
           expr: verdict('kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds', 'statefulset'),
           'for': '7m',
           tier: 'ticket',
@@ -44,6 +46,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleDaemonSetRolloutStuck',
+          firesOn: 'a DaemonSet with unavailable pods, by their cause and node',
           expr: verdict('kube_lifecycle_daemonset_rollout_stuck_since_timestamp_seconds', 'daemonset'),
           'for': '7m',
           tier: 'ticket',
@@ -52,6 +55,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleJobFailed',
+          firesOn: 'a Job the job controller failed, by how its pods ended, else its reason (`backoff_limit_exceeded`, `deadline_exceeded`, `pod_failure_policy`, ...)',
           expr: verdict('kube_lifecycle_job_failed_since_timestamp_seconds', 'job_name'),
           'for': '7m',
           tier: 'ticket',
@@ -60,6 +64,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleJobNotCompleted',
+          firesOn: 'an active Job whose pods are stuck, or active past `--job-after` (11h) with nothing to show (`running_long`)',
           expr: verdict('kube_lifecycle_job_not_completed_since_timestamp_seconds', 'job_name'),
           'for': '7m',
           tier: 'ticket',
@@ -68,6 +73,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecyclePodFailed',
+          firesOn: 'a pod of no controller that ended Failed, by how its container ended',
           expr: |||
             max %s (
               time() - %s

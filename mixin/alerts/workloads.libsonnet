@@ -14,6 +14,7 @@ local rules = import '../lib/rules.libsonnet';
         // KubeLifecycleNodeLost inhibits this alert when that node is lost.
         rules.alert(c, {
           alert: 'KubeLifecycleDeploymentRecreateBlocked',
+          firesOn: 'Recreate Deployment waiting on an old pod (any cause but `graceful`, `not_deleted` included); inhibited by KubeLifecycleNodeLost for its node',
           expr: |||
             max %s (
               %s
@@ -34,6 +35,7 @@ local rules = import '../lib/rules.libsonnet';
         }),
         rules.alert(c, {
           alert: 'KubeLifecycleStatefulSetPodStuck',
+          firesOn: 'StatefulSet ordinal blocked by a Terminating pod (not `graceful`); inhibited by KubeLifecycleNodeLost for its node',
           expr: |||
             max %s (
               time() - %s
@@ -51,6 +53,7 @@ local rules = import '../lib/rules.libsonnet';
         // lost node's page covers it.
         rules.alert(c, {
           alert: 'KubeLifecycleJobBlockedByTerminating',
+          firesOn: 'a Job waiting for a pod stuck Terminating (not `graceful`): it replaces pods only once gone (`podReplacementPolicy: Failed`) or its outcome waits for its pods; inhibited by KubeLifecycleNodeLost for its node',
           expr: |||
             max %s (
               time() - %s
@@ -68,6 +71,7 @@ local rules = import '../lib/rules.libsonnet';
         // inhibits: the precise alert must not come second.
         rules.alert(c, {
           alert: 'KubeLifecycleDaemonSetUnscheduled',
+          firesOn: 'DaemonSet missing from eligible nodes',
           expr: |||
             max %s (
               %s

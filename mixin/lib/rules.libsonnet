@@ -24,12 +24,15 @@
   severity(config, tier):: std.get(config.severities, tier, if tier == 'silent' then 'none' else error 'no severity for tier %s' % tier),
 
   // One alert: `tier` is page, ticket, info or silent (config.severities); _config.alerts
-  // may override severity, for, keep_firing_for and add labels.
+  // may override severity, for, keep_firing_for and add labels. `firesOn` says in
+  // a few words what it fires on: alerts/README.md's table of alerts is made of it
+  // and the rule (mixin/render/alert-table.jsonnet), so nothing is written twice.
   alert(config, spec):: (
     local override = std.get(config.alerts, spec.alert, {});
     local keep = std.get(override, 'keep_firing_for', config.keepFiringFor);
     {
       alert: spec.alert,
+      firesOn:: if std.objectHas(spec, 'firesOn') then spec.firesOn else error 'alert %s: no firesOn' % spec.alert,
       expr: spec.expr,
       'for': std.get(override, 'for', spec['for']),
       labels: { severity: std.get(override, 'severity', $.severity(config, spec.tier)) }

@@ -151,7 +151,11 @@ fn render_mixin(
     catalogue: &str,
     outputs: &mut Outputs,
 ) -> Result<(Vec<(String, String)>, String)> {
-    let mixin::Rendered { files, dashboards } = mixin::render(root, catalogue)?;
+    let mixin::Rendered {
+        files,
+        dashboards,
+        blocks,
+    } = mixin::render(root, catalogue)?;
     let rendered: BTreeSet<String> = dashboards
         .iter()
         .map(|(name, _)| format!("dashboards/{name}"))
@@ -167,10 +171,18 @@ fn render_mixin(
     for (name, text) in &dashboards {
         outputs.generated(&format!("dashboards/{name}"), text.clone());
     }
+    for (document, name, text) in &blocks {
+        let updated =
+            doc_blocks::replace(&outputs.read(document)?, name, text).with_context(|| {
+                format!("{document} has no block `{name}` (add the BEGIN/END GENERATED markers)")
+            })?;
+        outputs.edited(document, updated);
+    }
     let summary = format!(
-        "{} files of alerts/ and deploy/overlays/, {} of dashboards/ (jsonnet)",
+        "{} files of alerts/ and deploy/overlays/, {} of dashboards/, {} blocks (jsonnet)",
         files.len(),
-        dashboards.len()
+        dashboards.len(),
+        blocks.len()
     );
     Ok((dashboards, summary))
 }
@@ -271,6 +283,11 @@ fn write_doc_blocks(root: &Path, outputs: &mut Outputs) -> Result<((), String)> 
     // A marked block nothing generates would never be updated.
     let mut known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
     known.insert(("README.md", "layout"));
+    known.extend(
+        mixin::BLOCKS
+            .iter()
+            .map(|&(_, document, name)| (document, name)),
+    );
     for path in markdown_files(root)? {
         let text = outputs.read(&path)?;
         for marker in text.split("<!-- BEGIN GENERATED: ").skip(1) {

@@ -36,12 +36,22 @@ pub const RENDERED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The blocks of documents rendered by a file of `mixin/render/`: (the
+/// renderer, the document, the block's name).
+pub const BLOCKS: &[(&str, &str, &str)] = &[(
+    "mixin/render/alert-table.jsonnet",
+    "alerts/README.md",
+    "alerts",
+)];
+
 /// What the mixin renders.
 pub struct Rendered {
     /// Each file of [`RENDERED`] where it is shipped, with its text.
     pub files: Vec<(String, String)>,
     /// Each dashboard (`dashboards/<name>`) by name, with its text, sorted.
     pub dashboards: Vec<(String, String)>,
+    /// Each block of [`BLOCKS`]: its document, name and text.
+    pub blocks: Vec<(&'static str, &'static str, String)>,
 }
 
 /// Renders the mixin of `root` with `catalogue` as its `mixin/catalogue.json`.
@@ -56,7 +66,7 @@ pub fn render(root: &Path, catalogue: &str) -> Result<Rendered> {
     let out = tempfile::tempdir().context("creating a temporary directory")?;
     let out_arg = out.path().to_str().context("a temporary path in UTF-8")?;
     let dir = copy.path();
-    let (files, listed) = std::thread::scope(|scope| {
+    let (files, blocks, listed) = std::thread::scope(|scope| {
         let dashboards = scope.spawn(move || {
             jsonnet(
                 dir,
@@ -70,13 +80,25 @@ pub fn render(root: &Path, catalogue: &str) -> Result<Rendered> {
                 (shipped.to_string(), render)
             })
             .collect();
+        let blocks: Vec<_> = BLOCKS
+            .iter()
+            .map(|&(source, document, name)| {
+                let render = scope.spawn(move || jsonnet(dir, &["-S", source]));
+                (document, name, render)
+            })
+            .collect();
         let files: Result<Vec<(String, String)>> = files
             .into_iter()
             .map(|(shipped, render)| Ok((shipped, joined(render)?)))
             .collect();
-        (files, joined(dashboards))
+        let blocks: Result<Vec<_>> = blocks
+            .into_iter()
+            .map(|(document, name, render)| Ok((document, name, joined(render)?)))
+            .collect();
+        (files, blocks, joined(dashboards))
     });
     let files = files?;
+    let blocks = blocks?;
     listed?;
     let mut dashboards = Vec::new();
     for entry in std::fs::read_dir(out.path()).context("reading the rendered dashboards")? {
@@ -94,7 +116,11 @@ pub fn render(root: &Path, catalogue: &str) -> Result<Rendered> {
     if dashboards.is_empty() {
         bail!("mixin/render/dashboards.jsonnet rendered no dashboard");
     }
-    Ok(Rendered { files, dashboards })
+    Ok(Rendered {
+        files,
+        dashboards,
+        blocks,
+    })
 }
 
 /// What a thread returned, its panic passed on.

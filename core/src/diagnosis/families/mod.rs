@@ -5,7 +5,8 @@
 //! families in the order the diagnosis runs them (a family may read the
 //! findings of those before it: [`unexplained`] runs last).
 //!
-//! Adding a family is adding its module and one line to each list below.
+//! Adding a family is adding its module and one line to each list below, and
+//! the rule, runbook and tests CONTRIBUTING.md lists.
 
 mod blocking;
 mod containers;
