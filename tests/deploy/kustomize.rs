@@ -6,9 +6,11 @@
 //!
 //! Supported: `resources` (files inside the kustomization's directory, or
 //! directories holding a kustomization) and `patches` (`path` or inline `patch`)
-//! holding a strategic-merge patch that names its target by apiVersion, kind,
-//! name and namespace, and either merges maps (no lists, no other directives) or
-//! is `$patch: delete`. Output is in kustomize's default ("legacy") order.
+//! holding either a strategic-merge patch that names its target by apiVersion,
+//! kind, name and namespace, and either merges maps (no lists, no other
+//! directives) or is `$patch: delete`; or, with a `target` (kind, name and
+//! optionally namespace), a JSON patch of `add` and `replace` operations (RFC
+//! 6902; `-` appends to a list). Output is in kustomize's default ("legacy") order.
 //!
 //! `cargo xtask generate` includes this file too: the all-in-one file is in the
 //! order [`sort`] gives.
@@ -20,7 +22,8 @@ use std::path::{Component, Path};
 use serde_json::{Map, Value};
 
 const FIELDS: &[&str] = &["apiVersion", "kind", "resources", "patches"];
-const PATCH_FIELDS: &[&str] = &["path", "patch"];
+const PATCH_FIELDS: &[&str] = &["path", "patch", "target"];
+const TARGET_FIELDS: &[&str] = &["kind", "name", "namespace"];
 
 /// Kinds kustomize puts first and last, in its order (api/resid/gvk.go).
 const ORDER_FIRST: &[&str] = &[
@@ -185,9 +188,12 @@ fn build(dir: &Path) -> Result<Vec<Value>, String> {
         let Value::Object(patch) = patch else {
             return Err(format!("{what}: a patch is not a map"));
         };
-        if patch.keys().any(|k| !PATCH_FIELDS.contains(&k.as_str())) || patch.len() != 1 {
+        let target = patch.get("target").cloned();
+        if patch.keys().any(|k| !PATCH_FIELDS.contains(&k.as_str()))
+            || patch.len() != 1 + usize::from(target.is_some())
+        {
             return Err(format!(
-                "{what}: a patch must have exactly one of {PATCH_FIELDS:?} (no target: the patch names its object)"
+                "{what}: a patch has one of `path` and `patch`, and a `target` only for a JSON patch"
             ));
         }
         let (text, source) = match (patch.get("path"), patch.get("patch")) {
@@ -199,7 +205,12 @@ fn build(dir: &Path) -> Result<Vec<Value>, String> {
         if bodies.len() != 1 {
             return Err(format!("{what}: {source}: expected one document"));
         }
-        apply(&mut objects, bodies.remove(0)).map_err(|e| format!("{what}: {source}: {e}"))?;
+        let body = bodies.remove(0);
+        match target {
+            None => apply(&mut objects, body),
+            Some(target) => apply_json_patch(&mut objects, &target, &body),
+        }
+        .map_err(|e| format!("{what}: {source}: {e}"))?;
     }
     Ok(objects)
 }
@@ -241,6 +252,72 @@ fn apply(objects: &mut Vec<Value>, mut patch: Value) -> Result<(), String> {
         return Ok(());
     }
     merge(&mut objects[index], &patch, "")
+}
+
+/// A JSON patch (RFC 6902) of `add` and `replace` operations on the one object
+/// `target` names.
+fn apply_json_patch(objects: &mut [Value], target: &Value, ops: &Value) -> Result<(), String> {
+    let Value::Object(target) = target else {
+        return Err("target: not a map".into());
+    };
+    if let Some(key) = target.keys().find(|k| !TARGET_FIELDS.contains(&k.as_str())) {
+        return Err(format!(
+            "target.{key}: not supported (supported: {TARGET_FIELDS:?})"
+        ));
+    }
+    let matching = |o: &Value| {
+        target.iter().all(|(key, want)| match key.as_str() {
+            "kind" => o["kind"] == *want,
+            field => o["metadata"][field] == *want,
+        })
+    };
+    let matches: Vec<usize> = (0..objects.len())
+        .filter(|i| matching(&objects[*i]))
+        .collect();
+    let [index] = matches[..] else {
+        return Err(format!(
+            "target {} matches {} objects, not one",
+            Value::Object(target.clone()),
+            matches.len()
+        ));
+    };
+    let Value::Array(ops) = ops else {
+        return Err("a JSON patch is a list of operations".into());
+    };
+    for op in ops {
+        let (Some(name), Some(path), Some(value)) =
+            (op["op"].as_str(), op["path"].as_str(), op.get("value"))
+        else {
+            return Err(format!("{op}: an operation needs op, path and value"));
+        };
+        let Some((parent, last)) = path.rsplit_once('/') else {
+            return Err(format!("{path}: not a JSON pointer"));
+        };
+        let container = objects[index]
+            .pointer_mut(parent)
+            .ok_or(format!("{path}: {parent} does not exist"))?;
+        match (name, container) {
+            ("add", Value::Array(list)) if last == "-" => list.push(value.clone()),
+            ("add", Value::Array(list)) => {
+                let at: usize = last.parse().map_err(|_| format!("{path}: not an index"))?;
+                if at > list.len() {
+                    return Err(format!("{path}: past the end"));
+                }
+                list.insert(at, value.clone());
+            }
+            ("add", Value::Object(map)) => {
+                map.insert(last.replace("~1", "/").replace("~0", "~"), value.clone());
+            }
+            ("replace", container) => {
+                let slot = container
+                    .pointer_mut(&format!("/{last}"))
+                    .ok_or(format!("{path}: nothing to replace"))?;
+                *slot = value.clone();
+            }
+            (op, _) => return Err(format!("{path}: `{op}` is not supported here")),
+        }
+    }
+    Ok(())
 }
 
 /// Strategic merge restricted to maps: keys are merged recursively, scalars

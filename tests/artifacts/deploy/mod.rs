@@ -35,6 +35,7 @@ const OVERLAYS: &[&str] = &[
     "deploy/overlays/kube-prometheus-stack",
     "deploy/overlays/sharded",
     "deploy/overlays/without-prometheus-operator",
+    "deploy/overlays/auth-kubernetes",
 ];
 /// The kinds kubernetes-validate has no schema for: the Prometheus Operator's.
 const CUSTOM_KINDS: &[&str] = &["ServiceMonitor", "PrometheusRule"];

@@ -105,7 +105,14 @@ fn custom_resources_use_only_fields_the_operator_defines() {
         for endpoint in monitor["endpoints"].as_array().unwrap() {
             within(
                 endpoint,
-                &["port", "path", "interval", "scrapeTimeout", "honorLabels"],
+                &[
+                    "port",
+                    "path",
+                    "interval",
+                    "scrapeTimeout",
+                    "honorLabels",
+                    "bearerTokenFile",
+                ],
                 "ServiceMonitor endpoint",
             );
             assert!(

@@ -47,6 +47,7 @@ fn the_default_applies_without_the_operator_s_crds_and_the_overlay_adds_them() {
             "| `kubectl apply -k deploy/overlays/prometheus-operator` |",
             "| `kubectl apply -k deploy/overlays/kube-prometheus-stack` |",
             "| `kubectl apply -k deploy/overlays/sharded` |",
+            "| `kubectl apply -k deploy/overlays/auth-kubernetes` |",
         ] {
             assert!(text.contains(command), "{doc}: no row {command}");
         }
@@ -75,6 +76,54 @@ fn the_kube_prometheus_stack_overlay_adds_only_the_release_label() {
         }
         assert_eq!(after, &expected);
     }
+}
+
+/// `--auth kubernetes` with the operator: the flag, the two reviews the exporter
+/// must be allowed to create (for its own service account), and the
+/// ServiceMonitor scraping with Prometheus's token; nothing else changes.
+#[test]
+fn the_auth_overlay_adds_the_flag_the_reviews_and_the_scraper_s_token() {
+    let operator = operator();
+    let mut overlay = render("deploy/overlays/auth-kubernetes");
+    let reviews: Vec<Value> = overlay
+        .iter()
+        .filter(|o| o["metadata"]["name"] == "kube-lifecycle-exporter-reviews")
+        .cloned()
+        .collect();
+    overlay.retain(|o| o["metadata"]["name"] != "kube-lifecycle-exporter-reviews");
+    assert_eq!(overlay.len(), operator.len());
+    for (before, after) in operator.iter().zip(&overlay) {
+        let mut expected = before.clone();
+        match before["kind"].as_str().unwrap() {
+            "Deployment" => expected["spec"]["template"]["spec"]["containers"][0]["args"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!("--auth=kubernetes")),
+            "ServiceMonitor" => {
+                expected["spec"]["endpoints"][0]["bearerTokenFile"] =
+                    json!("/var/run/secrets/kubernetes.io/serviceaccount/token")
+            }
+            _ => {}
+        }
+        assert_eq!(after, &expected);
+    }
+
+    let role = one(&reviews, "ClusterRole");
+    assert_eq!(
+        role["rules"],
+        json!([
+            {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+            {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"], "verbs": ["create"]},
+        ])
+    );
+    let binding = one(&reviews, "ClusterRoleBinding");
+    assert_eq!(binding["roleRef"]["name"], role["metadata"]["name"]);
+    let account = one(&operator, "ServiceAccount");
+    assert_eq!(
+        binding["subjects"],
+        json!([{"kind": "ServiceAccount", "name": account["metadata"]["name"],
+                "namespace": account["metadata"]["namespace"]}])
+    );
 }
 
 #[test]

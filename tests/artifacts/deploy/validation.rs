@@ -140,8 +140,20 @@ fn the_test_renderer_refuses_what_it_does_not_know() {
     let cases = [
         ("namePrefix: x-\n", "not supported"),
         (
-            "patches:\n  - target: {kind: ConfigMap}\n    patch: 'x'\n",
-            "exactly one",
+            "patches:\n  - path: a.yaml\n    patch: 'x'\n",
+            "one of `path` and `patch`",
+        ),
+        (
+            "patches:\n  - target: {kind: ConfigMap, group: x}\n    patch: '[]'\n",
+            "not supported",
+        ),
+        (
+            "patches:\n  - target: {kind: ConfigMap}\n    patch: '[{op: move, path: /data/k, value: 1}]'\n",
+            "not supported here",
+        ),
+        (
+            "patches:\n  - target: {kind: ConfigMap}\n    patch: '[{op: add, path: /spec/k, value: 1}]'\n",
+            "does not exist",
         ),
         (
             "patches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: a, namespace: ns}\n      data: [1]\n",
