@@ -41,7 +41,6 @@ local panels = import 'lib/panels.libsonnet';
       local refusedMissing = 'kube_lifecycle_workload_pod_create_refused_missing_pods';
       local initRunning = 'kube_lifecycle_pod_init_container_running_since_timestamp_seconds';
       local stuck = 'kube_lifecycle_pod_stuck_since_timestamp_seconds';
-      local resize = 'kube_lifecycle_pod_resize_since_timestamp_seconds';
       local jobBlocked = 'kube_lifecycle_job_blocked_since_timestamp_seconds';
       local rolloutStuck = 'kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds';
       local updateStuck = 'kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds';
@@ -335,14 +334,10 @@ local panels = import 'lib/panels.libsonnet';
             drilldown=true,
             anomaly='init_container_running',
           ),
-          p.table(
+          p.anomalyTable(
             'In-place resizes not made',
             "Pods whose in-place resize (beta 1.33) the kubelet finds infeasible on its node, defers for lack of room, or failed making, with the resource it names and since when.",
-            ['namespace', 'pod', 'resource', 'cause'],
-            [age],
-            [p.age(['namespace', 'pod', 'resource', 'cause'], resize)],
-            drilldown=true,
-            anomaly='pod_resize',
+            'pod_resize',
           ),
 
           p.row('Namespace deletion'),

@@ -17,6 +17,19 @@ local alertEntry(alert) = (
   // catalogue's order.
   scoped(scope):: [a.alert for a in catalogue.alerts if a.scope == scope],
 
+  // The series of an anomaly's findings since when they stand, and the labels
+  // that tell one finding from another (the object's, then the finding's own):
+  // what a dashboard's table of that anomaly shows.
+  since(anomaly):: (
+    local found = [
+      m
+      for m in catalogue.metrics
+      if std.member(m.anomalies, anomaly) && std.endsWith(m.metric, '_since_timestamp_seconds')
+    ];
+    if std.length(found) == 0 then error 'no since metric of %s in the catalogue' % anomaly
+    else { metric: found[0].metric, labels: found[0].object_labels[0] + found[0].labels }
+  ),
+
   // The cause labels an alert fires on.
   causes(alert):: [c.cause for c in alertEntry(alert).causes],
 

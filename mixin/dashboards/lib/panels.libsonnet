@@ -6,6 +6,8 @@
 //
 // Panels take their size (w, h); `layout` places them left to right and top to
 // bottom and numbers them, so that adding a panel moves the ones below it.
+local catalogue = import '../../lib/catalogue.libsonnet';
+
 function(config) {
   local lib = self,
 
@@ -439,6 +441,24 @@ function(config) {
         },
       ],
     }
+  ),
+
+  // Every finding of one anomaly with its labels and age, its rows linked to the
+  // runbook of their cause and to the landing page: the series and its labels
+  // are the catalogue's, so a new family's table is a title and a description.
+  anomalyTable(title, description, anomaly, w=24, h=8):: (
+    local since = catalogue.since(anomaly);
+    lib.table(
+      title,
+      description,
+      since.labels,
+      [lib.ageColumn('Age')],
+      [lib.age(since.labels, since.metric)],
+      w=w,
+      h=h,
+      drilldown=true,
+      anomaly=anomaly,
+    )
   ),
 
   // ------------------------------------------------------------------ layout
