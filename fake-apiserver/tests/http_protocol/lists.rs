@@ -230,7 +230,7 @@ async fn single_objects_discovery_and_unknown_paths() {
     assert_eq!(missing["message"], "pods \"nope\" not found");
     for path in [
         "/api/v1/pods/web-1",
-        "/apis/batch/v1/cronjobs",
+        "/apis/batch/v1/pods",
         "/nonsense",
         "/api/v1/namespaces/shop/pods/web-1/log",
     ] {
