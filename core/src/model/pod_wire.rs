@@ -21,13 +21,15 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use super::deferred::{Deferred, Key};
-use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
+use super::meta::{Condition, ConditionStatus, Labels, List, Meta, Time, nullable};
 use super::name::{Name, interned};
 use super::pod::{
-    ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
-    PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, RareSpec, RareStatus,
-    ResizeConditions, Running, SchedulingGate, Terminated, Waiting, host_ports,
+    ContainerSpec, ContainerState, ContainerStatus, HostPort, Placement, Pod, PodCondition,
+    PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus,
+    RareSpec, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
+    host_ports,
 };
+use super::workload::Affinity;
 
 /// A container status with a waiting state names this key.
 static WAITING: Key = Key::new("\"waiting\"");
@@ -149,6 +151,10 @@ struct PodSpecWire<'a> {
     scheduling_gates: Vec<SchedulingGate>,
     #[serde(default, deserialize_with = "nullable")]
     resource_claims: Vec<PodResourceClaimWire>,
+    #[serde(default, deserialize_with = "nullable")]
+    node_selector: Labels,
+    #[serde(default, deserialize_with = "nullable")]
+    affinity: Affinity,
     #[serde(default, borrow)]
     containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
@@ -180,24 +186,39 @@ impl<'de> Deserialize<'de> for PodSpec {
         };
         ports.sort();
         ports.dedup();
+        // Only an unbound pod keeps where it asks to go.
+        let asks = !wire.node_selector.is_empty()
+            || wire
+                .affinity
+                .node_affinity
+                .required_during_scheduling_ignored_during_execution
+                .is_some();
+        let placement = (wire.node_name.is_empty() && asks).then(|| {
+            Box::new(Placement {
+                node_selector: wire.node_selector,
+                affinity: wire.affinity,
+            })
+        });
         let rare = (!wire.scheduling_gates.is_empty()
             || !sidecars.is_empty()
             || !wire.resource_claims.is_empty()
             || !ports.is_empty()
-            || wire.host_network)
-            .then(|| {
-                Box::new(RareSpec {
-                    host_network: wire.host_network,
-                    host_ports: ports.into_boxed_slice(),
-                    scheduling_gates: wire.scheduling_gates,
-                    sidecars,
-                    resource_claims: wire
-                        .resource_claims
-                        .into_iter()
-                        .map(PodResourceClaimWire::into_claim)
-                        .collect(),
-                })
-            });
+            || wire.host_network
+            || placement.is_some())
+        .then(|| {
+            Box::new(RareSpec {
+                host_network: wire.host_network,
+                host_ports: ports.into_boxed_slice(),
+                scheduling_gates: wire.scheduling_gates,
+                sidecars,
+                resource_claims: wire
+                    .resource_claims
+                    .into_iter()
+                    .map(PodResourceClaimWire::into_claim)
+                    .collect(),
+                placement,
+            })
+        });
         Ok(PodSpec {
             node_name: wire.node_name,
             scheduler_name: wire.scheduler_name,
