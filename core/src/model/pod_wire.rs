@@ -33,6 +33,8 @@ use super::workload::Affinity;
 
 /// A container status with a waiting state names this key.
 static WAITING: Key = Key::new("\"waiting\"");
+/// A container status whose run (or last run) ended names this key.
+static TERMINATED: Key = Key::new("\"terminated\"");
 /// A container spec that claims a port on the node names this key.
 static HOST_PORT: Key = Key::new("\"hostPort\"");
 /// An init container that is a native sidecar names this key (a pod's own
@@ -116,8 +118,20 @@ impl<'de> Deserialize<'de> for Pod {
         let may_wait = |s: &Deferred<Vec<ContainerStatusWire>>| {
             s.may_name(&WAITING, |s| s.iter().any(ContainerStatusWire::is_waiting))
         };
+        // A Job's running pod whose container restarted in place
+        // (restartPolicy OnFailure) keeps them: how its last run ended is the
+        // Job's verdict (diagnosis/families/workloads/jobs.rs).
+        let job_running = pod.status.phase == PodPhase::Running
+            && pod.metadata.controller().is_some_and(|c| c.kind == "Job");
+        let restarted = |s: &Deferred<Vec<ContainerStatusWire>>| {
+            job_running
+                && s.may_name(&TERMINATED, |s| {
+                    s.iter().any(ContainerStatusWire::ran_before)
+                })
+        };
         let (regular, init) = (status.container_statuses, status.init_container_statuses);
-        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) {
+        let in_place = restarted(&regular);
+        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) && !in_place {
             regular.skip()?;
             init.skip()?;
             return Ok(pod);
@@ -127,7 +141,7 @@ impl<'de> Deserialize<'de> for Pod {
             .iter()
             .chain(&regular)
             .any(ContainerStatusWire::is_waiting);
-        if !pod.is_settled() || waiting {
+        if !pod.is_settled() || waiting || in_place {
             pod.status.set_container_statuses(
                 statuses(regular).map_err(de::Error::custom)?,
                 statuses(init).map_err(de::Error::custom)?,
@@ -419,6 +433,15 @@ struct TerminatedWire<'a> {
 }
 
 impl ContainerStatusWire<'_> {
+    /// Whether the container restarted after a run that ended.
+    fn ran_before(&self) -> bool {
+        self.restart_count > 0
+            && self
+                .last_state
+                .as_ref()
+                .is_some_and(|s| s.terminated.is_some())
+    }
+
     /// Whether the container waits (not created, pulling, backing off).
     fn is_waiting(&self) -> bool {
         self.state.as_ref().is_some_and(|s| s.waiting.is_some())
