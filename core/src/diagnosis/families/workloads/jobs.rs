@@ -24,8 +24,11 @@ fn job_reason(reason: &str) -> VerdictCause {
     }
 }
 
+/// How a container's run ended: its cause, its own (`pod_cause`), and when.
+type Ending = (VerdictCause, &'static str, Option<Time>);
+
 /// How a container's run ended, as a cause, when it ended badly.
-fn termination(status: &ContainerStatus) -> Option<(VerdictCause, &'static str, Option<Time>)> {
+fn termination(status: &ContainerStatus) -> Option<Ending> {
     let t = status
         .state
         .terminated
@@ -204,7 +207,7 @@ fn restarted_in_place(pods: &[&Pod], owner: &Option<Owner>) -> Option<Explanatio
 
 /// A container of `pod` that restarted after a run that ended badly, with
 /// how it ended.
-fn restart_of(pod: &Pod) -> Option<(&ContainerStatus, (VerdictCause, &'static str, Option<Time>))> {
+fn restart_of(pod: &Pod) -> Option<(&ContainerStatus, Ending)> {
     pod.container_statuses()
         .filter(|(_, s)| s.restart_count > 0 && s.state.terminated.is_none())
         .find_map(|(_, s)| termination(s).map(|t| (s, t)))
