@@ -143,7 +143,7 @@ pub(crate) struct Thresholds {
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_INIT_AFTER")]
     pub(crate) init_after: SignedDuration,
 
-    /// A Deployment short of available pods this long (its Available condition False) with no pod of it saying why gets the verdict `replicas_unavailable`.
+    /// A Deployment (its Available condition False), StatefulSet or DaemonSet short of available pods this long with no pod of it saying why gets the verdict `replicas_unavailable` (a DaemonSet whose failed pods its controller keeps deleting, `daemon_pod_failed`).
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNAVAILABLE_AFTER")]
     pub(crate) unavailable_after: SignedDuration,
 

@@ -186,6 +186,94 @@ fn the_schedulers_device_reasons() {
     }
 }
 
+/// Classic DRA (1.26-1.31): a control-plane driver allocates the claims, and
+/// the scheduler waits for it once it has chosen a node. Waiting for the
+/// driver is `claims_pending`; a template's claim the controller has not
+/// made yet is `claim_missing`, though the message quotes the claim's name as
+/// a claim being deleted does.
+#[test]
+fn classic_dra_waits_for_the_driver_and_the_claim_controller() {
+    for (message, cause) in [
+        // kubernetes-sigs/dra-example-driver#34 (its title: the FailedScheduling
+        // event, Reserve failing while the driver allocates)
+        (
+            r#"running Reserve plugin "DynamicResources": waiting for resource driver to allocate resource"#,
+            "claims_pending",
+        ),
+        // the counted form on one node: an OpenShift e2e test looks for
+        // "1 waiting for resource driver to provide information" in `oc
+        // describe pod` (dynamicresources.go Reserve, 1.27-1.30)
+        (
+            "0/1 nodes are available: 1 waiting for resource driver to provide information.",
+            "claims_pending",
+        ),
+        // the DRA prototype's recorded events (EventsToRegister in
+        // dynamicresources.go, 2022); the same PreFilter error upstream 1.26-1.30
+        (
+            r#"0/1 nodes are available: 1 waiting for dynamic resource controller to create the resourceclaim "pause-resource"."#,
+            "claim_missing",
+        ),
+    ] {
+        let pod = with_condition(gpu_pod("p"), message);
+        let findings = diagnose(&[pod]);
+        assert_eq!(pending_cause_of(&findings), cause, "{message}");
+    }
+}
+
+/// The DynamicResources PostFilter's "no new claims to deallocate" follows
+/// the reasons of every unschedulable pod on 1.34+ (claims or not): it is
+/// never a reason, least of all a claim being deleted.
+#[test]
+fn no_new_claims_to_deallocate_is_never_a_claim_being_deleted() {
+    for (message, cause) in [
+        // kubernetes-sigs/node-readiness-controller#164 (1.35), no node under
+        // pressure: someone else's taint
+        (
+            "0/3 nodes are available: 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+            "taint",
+        ),
+        // github.com/AGMTZG/killercoda_cka_study_exercises (1.34, cut off there)
+        (
+            "0/2 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. no new claims to deallocate, preemption: 0/2 nodes are available",
+            "insufficient_memory",
+        ),
+    ] {
+        for pod in [
+            with_condition(gpu_pod("p"), message),
+            with_condition(plain_pod("p"), message),
+        ] {
+            let findings = diagnose(&[pod]);
+            let found = pending_cause_of(&findings);
+            assert_eq!(found, cause, "{message}");
+            assert!(
+                !matches!(
+                    found.as_str(),
+                    "claim_deleting" | "claim_missing" | "claims_pending"
+                ),
+                "{message}"
+            );
+        }
+    }
+}
+
+fn pending_cause_of(findings: &[kube_lifecycle_exporter::diagnosis::Finding]) -> String {
+    only(findings, "p").cause.to_string()
+}
+
+/// A pod without device claims, Pending.
+fn plain_pod(name: &str) -> Value {
+    let mut pod = gpu_pod(name);
+    pod["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("resourceClaims");
+    pod["spec"]["containers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("resources");
+    pod
+}
+
 /// The kubelet's FailedPrepareDynamicResources (kuberuntime_manager.go): the
 /// pod stays ContainerCreating, or PodInitializing with an init container.
 #[test]

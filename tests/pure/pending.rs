@@ -68,7 +68,9 @@ fn max_pods_in_the_old_predicate_form() {
 fn the_reason_with_most_nodes_wins_and_the_preemption_tail_is_ignored() {
     let message = "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient memory, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 3 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.";
     let (cause, r, total) = reasons(&[unscheduled("p", message)], "p");
-    assert_eq!(cause, "node_affinity");
+    // The 3 nodes its own selector excludes are set aside (issue 46): of the
+    // others, memory stops it on most.
+    assert_eq!(cause, "insufficient_memory");
     assert_eq!(
         r,
         [
@@ -322,4 +324,162 @@ fn an_unnamed_taint_is_read_from_the_nodes_that_carry_one() {
         "r",
     );
     assert_eq!(cause, "taint");
+}
+
+/// `count` Ready nodes labelled `pool=<pool>`, each with the NoSchedule
+/// `taint` if one is given.
+fn pool(prefix: &str, pool: &str, count: usize, taint: Option<&str>) -> Vec<Value> {
+    (0..count)
+        .map(|i| {
+            let mut node = ready_node(&format!("{prefix}-{i}"));
+            node["metadata"]["labels"]["pool"] = json!(pool);
+            if let Some(taint) = taint {
+                node["spec"]["taints"] = json!([{"key": taint, "effect": "NoSchedule",
+                                                 "timeAdded": "2024-06-01T10:00:00Z"}]);
+            }
+            node
+        })
+        .collect()
+}
+
+fn asking_for(mut pod: Value, pool: &str) -> Value {
+    pod["spec"]["nodeSelector"] = json!({"pool": pool});
+    pod
+}
+
+/// Issue 46's example: the nodes the pod's own selector excludes are not why
+/// it waits; its one eligible node is under memory pressure, and that node
+/// (not every pressured node of the cluster) is named. Whether the tainted
+/// node is eligible the nodes tell: the scheduler counts a node under the
+/// first filter it fails, and its taint filter runs before node affinity.
+#[test]
+fn the_cause_is_what_stops_the_pod_on_the_nodes_it_may_use() {
+    let message = "0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }, 2 node(s) didn't match Pod's node affinity/selector";
+    let mut objects = pool(
+        "batch",
+        "batch",
+        1,
+        Some("node.kubernetes.io/memory-pressure"),
+    );
+    objects.extend(pool("web", "web", 2, None));
+    objects.push(asking_for(unscheduled("p", message), "batch"));
+    let findings = diagnose(&objects);
+    let f = only(&findings, "p");
+    assert_eq!(f.cause.to_string(), "node_memory_pressure");
+    match &f.detail {
+        Detail::Pending {
+            pressured_nodes,
+            reasons,
+            ..
+        } => {
+            assert_eq!(pressured_nodes, &["batch-0"]);
+            assert_eq!(reasons.get(&PendingCause::NodeAffinity), Some(&2));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The pressured node is not one it asks for: no node admits it.
+    let mut objects = pool(
+        "batch",
+        "batch",
+        1,
+        Some("node.kubernetes.io/memory-pressure"),
+    );
+    objects.extend(pool("web", "web", 2, None));
+    objects.push(asking_for(unscheduled("p", message), "gpu"));
+    assert_eq!(
+        only(&diagnose(&objects), "p").cause.to_string(),
+        "node_affinity"
+    );
+    // Without the nodes, the message alone: the nodes its selector excluded
+    // are set aside, and the others' reason is the cause.
+    let alone = [asking_for(unscheduled("p", message), "batch")];
+    assert_eq!(
+        only(&diagnose(&alone), "p").cause.to_string(),
+        "node_memory_pressure"
+    );
+    // The selector's mismatch alone: no node admits it.
+    let alone = [asking_for(
+        unscheduled(
+            "p",
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+        ),
+        "batch",
+    )];
+    assert_eq!(
+        only(&diagnose(&alone), "p").cause.to_string(),
+        "node_affinity"
+    );
+}
+
+/// A filter that runs before node affinity (taints) counts nodes the pod's
+/// selector excludes as well: with the nodes listed, it counts only on the
+/// nodes the pod may use. The masters carry the taint and are not the
+/// `es` nodes; the `es` nodes lack cpu.
+#[test]
+fn a_taint_on_nodes_the_pod_may_not_use_is_not_its_cause() {
+    // https://github.com/raffaelespazzoli/openshift-enablement-exam/pull/22
+    let message = "0/8 nodes are available: 2 Insufficient cpu, 3 node(s) had taints that the pod didn't tolerate, 5 node(s) didn't match node selector.";
+    let mut objects = pool(
+        "master",
+        "master",
+        3,
+        Some("node-role.kubernetes.io/master"),
+    );
+    objects.extend(pool("worker", "app", 3, None));
+    objects.extend(pool("es", "es", 2, None));
+    objects.push(asking_for(unscheduled("p", message), "es"));
+    assert_eq!(
+        only(&diagnose(&objects), "p").cause.to_string(),
+        "insufficient_cpu"
+    );
+}
+
+/// Real messages where the pod's own selector excluded most nodes, with
+/// nodes shaped to match them: the cause is what stops it on the rest.
+#[test]
+fn real_messages_read_on_the_nodes_the_pod_may_use() {
+    let cordoned = {
+        let mut nodes = pool(
+            "ingress",
+            "ingress",
+            3,
+            Some("node.kubernetes.io/unschedulable"),
+        );
+        for node in &mut nodes {
+            node["spec"]["unschedulable"] = json!(true);
+        }
+        nodes
+    };
+    for (source, message, own, others, cause) in [
+        (
+            "https://github.com/mysticaltech/terraform-hcloud-kube-hetzner/issues/1604",
+            "0/14 nodes are available: 11 node(s) didn't match Pod's node affinity/selector, 3 node(s) were unschedulable. preemption: 0/14 nodes are available: 14 Preemption is not helpful for scheduling.",
+            cordoned,
+            pool("worker", "worker", 11, None),
+            "node_unschedulable",
+        ),
+        (
+            "https://github.com/kiwix/operations/issues/245",
+            "0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.",
+            pool("storage", "ingress", 1, None),
+            pool("worker", "worker", 4, None),
+            "insufficient_cpu",
+        ),
+        (
+            "https://github.com/kubernetes/kubernetes/issues/66568",
+            "0/6 nodes are available: 3 node(s) didn't have free ports for the requested pod ports, 3 node(s) didn't match node selector.",
+            pool("edge", "ingress", 3, None),
+            pool("worker", "worker", 3, None),
+            "host_port",
+        ),
+    ] {
+        let mut objects = own;
+        objects.extend(others);
+        objects.push(asking_for(unscheduled("p", message), "ingress"));
+        assert_eq!(
+            only(&diagnose(&objects), "p").cause.to_string(),
+            cause,
+            "{source}"
+        );
+    }
 }

@@ -1,8 +1,10 @@
-//! Which nodes a pod template may run on: nodeSelector, required node affinity
-//! and taints against tolerations, with the tolerations the DaemonSet controller
-//! adds to every daemon pod.
+//! Which nodes a pod template, or an unbound pod, may run on: nodeSelector,
+//! required node affinity and taints against tolerations, with the
+//! tolerations the DaemonSet controller adds to every daemon pod.
 
-use crate::model::{Node, NodeSelectorRequirement, PodTemplateSpec, Taint, Toleration};
+use crate::model::{
+    Affinity, Labels, Node, NodeSelectorRequirement, Pod, PodTemplateSpec, Taint, Toleration,
+};
 
 /// Tolerations the DaemonSet controller adds to its pods
 /// (pkg/controller/daemon/util: AddOrUpdateDaemonPodTolerations).
@@ -55,13 +57,22 @@ pub(super) fn tolerated(tolerations: &[Toleration], taint: &Taint) -> bool {
 
 /// nodeSelector and required node affinity.
 pub(super) fn selector_matches(template: &PodTemplateSpec, node: &Node) -> bool {
+    asks_for(&template.node_selector, &template.affinity, node)
+}
+
+/// Whether a pod's own nodeSelector and required node affinity admit `node`
+/// (an unbound pod's: [`Pod::placement`](crate::model::Pod)); `true` for a
+/// pod that asks for nothing.
+pub(super) fn pod_may_use(pod: &Pod, node: &Node) -> bool {
+    pod.spec
+        .placement()
+        .is_none_or(|p| asks_for(&p.node_selector, &p.affinity, node))
+}
+
+fn asks_for(node_selector: &Labels, affinity: &Affinity, node: &Node) -> bool {
     let labels = &node.metadata.labels;
-    let selector_ok = template
-        .node_selector
-        .iter()
-        .all(|(k, v)| labels.get(k) == Some(v));
-    let affinity_ok = match &template
-        .affinity
+    let selector_ok = node_selector.iter().all(|(k, v)| labels.get(k) == Some(v));
+    let affinity_ok = match &affinity
         .node_affinity
         .required_during_scheduling_ignored_during_execution
     {

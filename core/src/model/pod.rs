@@ -2,8 +2,9 @@
 
 use serde::Deserialize;
 
-use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
+use super::meta::{Condition, ConditionStatus, Labels, List, Meta, Time, nullable};
 use super::name::Name;
+use super::workload::Affinity;
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads
@@ -45,6 +46,18 @@ pub struct RareSpec {
     pub sidecars: Vec<String>,
     /// `spec.resourceClaims`: the devices (DRA, GA 1.34) the pod waits for.
     pub resource_claims: Vec<PodResourceClaim>,
+    /// `spec.nodeSelector` and the required node affinity, kept only while
+    /// the pod is not bound: which nodes it may go to is what its Pending
+    /// cause is judged on, and nothing reads it once it has a node.
+    pub placement: Option<Box<Placement>>,
+}
+
+/// Which nodes a pod asks for: its nodeSelector and required node affinity
+/// (a DaemonSet's pod names its one node there, 1.12+).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Placement {
+    pub node_selector: Labels,
+    pub affinity: Affinity,
 }
 
 /// A claim on devices a pod names (`spec.resourceClaims[]`): an existing
@@ -80,6 +93,12 @@ impl PodSpec {
 
     pub(crate) fn resource_claims(&self) -> &[PodResourceClaim] {
         self.rare.as_ref().map_or(&[], |r| &r.resource_claims)
+    }
+
+    /// The nodes an unbound pod asks for; `None` when it names none (every
+    /// node will do) or is bound.
+    pub(crate) fn placement(&self) -> Option<&Placement> {
+        self.rare.as_ref().and_then(|r| r.placement.as_deref())
     }
 
     /// Whether the init container `name` is a native sidecar.

@@ -21,16 +21,20 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
 use super::deferred::{Deferred, Key};
-use super::meta::{Condition, ConditionStatus, List, Meta, Time, nullable};
+use super::meta::{Condition, ConditionStatus, Labels, List, Meta, Time, nullable};
 use super::name::{Name, interned};
 use super::pod::{
-    ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod, PodCondition, PodConditions,
-    PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus, RareSpec, RareStatus,
-    ResizeConditions, Running, SchedulingGate, Terminated, Waiting, host_ports,
+    ContainerSpec, ContainerState, ContainerStatus, HostPort, Placement, Pod, PodCondition,
+    PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus,
+    RareSpec, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
+    host_ports,
 };
+use super::workload::Affinity;
 
 /// A container status with a waiting state names this key.
 static WAITING: Key = Key::new("\"waiting\"");
+/// A container status whose run (or last run) ended names this key.
+static TERMINATED: Key = Key::new("\"terminated\"");
 /// A container spec that claims a port on the node names this key.
 static HOST_PORT: Key = Key::new("\"hostPort\"");
 /// An init container that is a native sidecar names this key (a pod's own
@@ -114,8 +118,20 @@ impl<'de> Deserialize<'de> for Pod {
         let may_wait = |s: &Deferred<Vec<ContainerStatusWire>>| {
             s.may_name(&WAITING, |s| s.iter().any(ContainerStatusWire::is_waiting))
         };
+        // A Job's running pod whose container restarted in place
+        // (restartPolicy OnFailure) keeps them: how its last run ended is the
+        // Job's verdict (diagnosis/families/workloads/jobs.rs).
+        let job_running = pod.status.phase == PodPhase::Running
+            && pod.metadata.controller().is_some_and(|c| c.kind == "Job");
+        let restarted = |s: &Deferred<Vec<ContainerStatusWire>>| {
+            job_running
+                && s.may_name(&TERMINATED, |s| {
+                    s.iter().any(ContainerStatusWire::ran_before)
+                })
+        };
         let (regular, init) = (status.container_statuses, status.init_container_statuses);
-        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) {
+        let in_place = restarted(&regular);
+        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) && !in_place {
             regular.skip()?;
             init.skip()?;
             return Ok(pod);
@@ -125,7 +141,7 @@ impl<'de> Deserialize<'de> for Pod {
             .iter()
             .chain(&regular)
             .any(ContainerStatusWire::is_waiting);
-        if !pod.is_settled() || waiting {
+        if !pod.is_settled() || waiting || in_place {
             pod.status.set_container_statuses(
                 statuses(regular).map_err(de::Error::custom)?,
                 statuses(init).map_err(de::Error::custom)?,
@@ -149,6 +165,10 @@ struct PodSpecWire<'a> {
     scheduling_gates: Vec<SchedulingGate>,
     #[serde(default, deserialize_with = "nullable")]
     resource_claims: Vec<PodResourceClaimWire>,
+    #[serde(default, deserialize_with = "nullable")]
+    node_selector: Labels,
+    #[serde(default, deserialize_with = "nullable")]
+    affinity: Affinity,
     #[serde(default, borrow)]
     containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
@@ -180,24 +200,39 @@ impl<'de> Deserialize<'de> for PodSpec {
         };
         ports.sort();
         ports.dedup();
+        // Only an unbound pod keeps where it asks to go.
+        let asks = !wire.node_selector.is_empty()
+            || wire
+                .affinity
+                .node_affinity
+                .required_during_scheduling_ignored_during_execution
+                .is_some();
+        let placement = (wire.node_name.is_empty() && asks).then(|| {
+            Box::new(Placement {
+                node_selector: wire.node_selector,
+                affinity: wire.affinity,
+            })
+        });
         let rare = (!wire.scheduling_gates.is_empty()
             || !sidecars.is_empty()
             || !wire.resource_claims.is_empty()
             || !ports.is_empty()
-            || wire.host_network)
-            .then(|| {
-                Box::new(RareSpec {
-                    host_network: wire.host_network,
-                    host_ports: ports.into_boxed_slice(),
-                    scheduling_gates: wire.scheduling_gates,
-                    sidecars,
-                    resource_claims: wire
-                        .resource_claims
-                        .into_iter()
-                        .map(PodResourceClaimWire::into_claim)
-                        .collect(),
-                })
-            });
+            || wire.host_network
+            || placement.is_some())
+        .then(|| {
+            Box::new(RareSpec {
+                host_network: wire.host_network,
+                host_ports: ports.into_boxed_slice(),
+                scheduling_gates: wire.scheduling_gates,
+                sidecars,
+                resource_claims: wire
+                    .resource_claims
+                    .into_iter()
+                    .map(PodResourceClaimWire::into_claim)
+                    .collect(),
+                placement,
+            })
+        });
         Ok(PodSpec {
             node_name: wire.node_name,
             scheduler_name: wire.scheduler_name,
@@ -398,6 +433,15 @@ struct TerminatedWire<'a> {
 }
 
 impl ContainerStatusWire<'_> {
+    /// Whether the container restarted after a run that ended.
+    fn ran_before(&self) -> bool {
+        self.restart_count > 0
+            && self
+                .last_state
+                .as_ref()
+                .is_some_and(|s| s.terminated.is_some())
+    }
+
     /// Whether the container waits (not created, pulling, backing off).
     fn is_waiting(&self) -> bool {
         self.state.as_ref().is_some_and(|s| s.waiting.is_some())

@@ -198,3 +198,46 @@ fn an_active_job_is_not_completing_when_its_pods_are_stuck_or_it_runs_past_job_a
     let reindex = only(&findings, "reindex");
     assert_eq!(reindex.message, "active for 13h with 1 running pod");
 }
+
+/// Issue 46: a Job whose only pod (`restartPolicy: OnFailure`) is OOM-killed
+/// and restarted in place shows no failed pod and, between back-offs, no
+/// waiting container: it runs again, and the restarts are why the Job does not
+/// complete, long before --job-after. The kubelet's wording of the last run
+/// (reason OOMKilled, exit code 137).
+#[test]
+fn a_job_whose_pod_restarts_in_place_after_oom_kills_is_not_completing() {
+    let train = |restarts: i64| {
+        let mut spec = json!({"backoffLimit": 6});
+        spec["template"] = json!({"spec": {"restartPolicy": "OnFailure",
+            "containers": [{"name": "app", "image": "busybox:1.36"}]}});
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "train", "namespace": NS, "uid": "uid-train",
+                         "creationTimestamp": "2024-06-01T10:00:00Z"},
+            "spec": spec, "status": {"active": 1, "ready": 1, "startTime": "2024-06-01T10:00:00Z"}});
+        let mut pod = pod_of("Job", "train", "train-7xk2p", "n1");
+        pod["spec"]["restartPolicy"] = json!("OnFailure");
+        pod["status"]["startTime"] = json!("2024-06-01T10:00:02Z");
+        pod["status"]["containerStatuses"][0] = json!({"name": "app", "image": "busybox:1.36",
+            "ready": true, "restartCount": restarts, "started": true,
+            "state": {"running": {"startedAt": "2024-06-01T11:52:00Z"}},
+            "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled",
+                "startedAt": "2024-06-01T11:40:00Z", "finishedAt": "2024-06-01T11:51:30Z"}}});
+        vec![job, pod]
+    };
+    let findings = diagnose(&objects([train(3)]));
+    let f = only(&findings, "train");
+    assert_eq!(
+        (f.anomaly().as_str(), f.cause.to_string()),
+        ("job_not_completed", "oom_killed".to_string())
+    );
+    assert_eq!(pod_cause(f), Some("oom_killed"));
+    assert_eq!(f.node.as_deref(), Some("n1"));
+    assert_eq!(f.since, Some("2024-06-01T10:00:02Z".parse().unwrap()));
+    assert_eq!(
+        f.message.to_string(),
+        "active for 2h with 1 running pod; 1 pod oom_killed, e.g. train-7xk2p: container \"app\" restarted in place 3 times, its last run ended OOMKilled (exit code 137)"
+    );
+    // The same pod before any restart: a Job at work.
+    let findings = diagnose(&objects([train(0)]));
+    assert!(verdicts(&findings).is_empty(), "{findings:#?}");
+}

@@ -106,9 +106,17 @@ const REASONS: &[Rule<PendingCause>] = &[
             "resourceclaim not created yet",
             "could not find resourceclaim",
             "was not created for pod",
+            // 1.26-1.30: a template's claim not generated yet; it names the
+            // claim in quotes, so before the deletion's words.
+            "waiting for dynamic resource controller to create the resourceclaim",
         ],
     ),
     (ClaimDeleting, &["resourceclaim \""]),
+    // Classic DRA (1.26-1.31: a control-plane driver allocates): the
+    // scheduler chose a node and waits for the driver ("... to allocate
+    // resource" from Reserve, "... to provide information" from PreScore):
+    // the claims are not usable yet, no node is at fault.
+    (ClaimsPending, &["waiting for resource driver to "]),
     (
         ClaimOnOtherNode,
         &["resourceclaim not available on the node"],
@@ -302,12 +310,14 @@ impl SchedulerReasons {
     }
 }
 
-/// What the DynamicResources plugin's PostFilter appends (dynamicresources.go).
+/// What the DynamicResources plugin's PostFilter appends (dynamicresources.go),
+/// cut wherever it starts: a message copied without the space before it, or
+/// holding nothing else, is no reason either (and never a claim being deleted).
 const DRA_POST_FILTER: &[&str] = &[
-    " no new claims to deallocate",
-    " still not schedulable",
-    " deallocation of ResourceClaim completed",
-    " deletion of ResourceClaim completed",
+    "no new claims to deallocate",
+    "still not schedulable",
+    "deallocation of ResourceClaim completed",
+    "deletion of ResourceClaim completed",
 ];
 
 /// Parses every shape the scheduler has used (see the module documentation).
@@ -472,6 +482,25 @@ mod tests {
                 r#"0/2 nodes are available: persistentvolumeclaim "c" bound to non-existent persistentvolume "v"."#
             ),
             [(VolumeBinding, 2)]
+        );
+    }
+
+    /// The DynamicResources PostFilter's words, however they are joined to
+    /// the reasons, are none of them.
+    #[test]
+    fn the_dra_post_filter_words_are_no_reason() {
+        assert_eq!(parsed("no new claims to deallocate"), []);
+        assert_eq!(
+            parsed(
+                "0/3 nodes are available: 3 node(s) had untolerated taint(s).no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+            ),
+            [(Taint, 3)]
+        );
+        assert_eq!(
+            parsed(
+                r#"0/2 nodes are available: resourceclaim "gpu-0" is being deleted. no new claims to deallocate"#
+            ),
+            [(ClaimDeleting, 2)]
         );
     }
 

@@ -1,16 +1,18 @@
 //! Why a pod is not bound to a node. The scheduler writes its reasons into the
 //! PodScheduled condition (`0/5 nodes are available: 3 Insufficient cpu, ...`);
-//! the reason that excluded the most nodes is the cause. A pod that no scheduler
+//! the reason that excluded the most of the nodes the pod may use (its own
+//! nodeSelector and required affinity admit) is the cause. A pod that no scheduler
 //! ever touched has no PodScheduled condition at all: either the scheduler it
 //! names is not working (`not_scheduled`), or it names one that nothing in the
 //! cluster serves (`unknown_scheduler`, a typo).
 
 use crate::diagnosis::moment::Moment;
-use crate::model::{Cluster, ConditionStatus, Kind, Pod, PodCondition, PodPhase, Time};
+use crate::model::{Cluster, ConditionStatus, Kind, Node, Pod, PodCondition, PodPhase, Time};
 
 use crate::diagnosis::classify;
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since};
+use crate::diagnosis::placement::pod_may_use;
 use crate::diagnosis::vocabulary::vocabulary;
 
 use super::pod_finding::{events_of, pod_finding};
@@ -45,12 +47,12 @@ vocabulary! {
         ClaimOnOtherNode = "claim_on_other_node": "A ResourceClaim of the pod is allocated to devices of another node (\"resourceclaim not available on the node\").",
         ClaimInUse = "claim_in_use": "A ResourceClaim of the pod is in use by, or being allocated for, another pod (\"resourceclaim in use\", \"is in the process of being allocated\").",
         DeviceClassMissing = "device_class_missing": "A request of the pod's ResourceClaim names a DeviceClass that does not exist (\"device class ... does not exist\").",
-        ClaimMissing = "claim_missing": "A ResourceClaim the pod names does not exist or was not made for it (\"ResourceClaim not created yet\", \"could not find ResourceClaim\", \"was not created for pod\"; or, before the scheduler tried the pod, the listed ResourceClaims lack it).",
+        ClaimMissing = "claim_missing": "A ResourceClaim the pod names does not exist or was not made for it (\"ResourceClaim not created yet\", before 1.31 \"waiting for dynamic resource controller to create the resourceclaim\", \"could not find ResourceClaim\", \"was not created for pod\"; or, before the scheduler tried the pod, the listed ResourceClaims lack it).",
         ClaimDeleting = "claim_deleting": "A ResourceClaim the pod names is being deleted (\"resourceclaim ... is being deleted\"; or, before the scheduler tried the pod, the listed claim has a deletionTimestamp).",
         Other = "other": "A scheduler reason not in this list (the message is kept).",
         NotScheduled = "not_scheduled" => SchedulerNotScheduling: "No PodScheduled condition and no node long after creation, though the pod names a scheduler the cluster uses (default-scheduler, or one that bound other pods): that scheduler is not working.",
         UnknownScheduler = "unknown_scheduler" => PodSchedulerUnknown: "No PodScheduled condition and no node long after creation, and spec.schedulerName names a scheduler nothing in the cluster serves (not default-scheduler, no pod bound by it): a typo, or a scheduler not installed.",
-        ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event; a claim the listed ResourceClaims show missing or being deleted makes the cause claim_missing or claim_deleting.",
+        ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event; a claim the listed ResourceClaims show missing or being deleted makes the cause claim_missing or claim_deleting. Also the scheduler's own word with classic DRA (1.26-1.31, a control-plane driver allocates): it chose a node and waits for the driver (\"waiting for resource driver to allocate resource\", \"... to provide information\").",
         SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose, for less than --gated-after (30 minutes by default); informational, not alerted on.",
         GatedTooLong = "gated_too_long" => PodSchedulingGated: "Held by spec.schedulingGates longer than --gated-after (30 minutes by default): the controller that owns a gate (Kueue admission, a custom controller) has not removed it. The gates are named in the message.",
     }
@@ -130,6 +132,7 @@ fn pressure_taint(cause: PendingCause) -> Option<&'static str> {
 /// pressure taint now, largest pressure first, and what is left stays `taint`.
 fn attribute_unnamed_taints(
     cluster: &Cluster,
+    eligible: Option<&[&Node]>,
     message: &str,
     reasons: &mut std::collections::BTreeMap<PendingCause, u32>,
 ) {
@@ -147,7 +150,9 @@ fn attribute_unnamed_taints(
     .into_iter()
     .filter_map(|cause| {
         let taint = pressure_taint(cause)?;
-        let nodes = cluster.nodes().filter(|n| n.has_taint(taint)).count();
+        let nodes = usable(cluster, eligible)
+            .filter(|n| n.has_taint(taint))
+            .count();
         (nodes > 0).then(|| (u32::try_from(nodes).unwrap_or(u32::MAX), cause))
     })
     .collect();
@@ -170,13 +175,17 @@ fn attribute_unnamed_taints(
 /// How many pressured nodes a finding names.
 const PRESSURED_NODES_NAMED: usize = 10;
 
-/// The nodes that carry the taint of a pressure cause now, by name.
-fn pressured_nodes(cluster: &Cluster, cause: PendingCause) -> Vec<String> {
+/// The nodes the pod may use that carry the taint of a pressure cause now,
+/// by name: a node its own selector excludes holds nothing of it.
+fn pressured_nodes(
+    cluster: &Cluster,
+    eligible: Option<&[&Node]>,
+    cause: PendingCause,
+) -> Vec<String> {
     let Some(taint) = pressure_taint(cause) else {
         return Vec::new();
     };
-    let mut nodes: Vec<String> = cluster
-        .nodes()
+    let mut nodes: Vec<String> = usable(cluster, eligible)
         .filter(|n| n.has_taint(taint))
         .map(|n| n.metadata.name.to_string())
         .collect();
@@ -334,18 +343,86 @@ fn scheduling_gated(
     }
 }
 
-/// The scheduler tried and could not place it: the reason that excluded the
-/// most nodes.
+/// The nodes an unbound pod's own nodeSelector and required node affinity
+/// admit, when the nodes were listed and the pod asks for some; `None`:
+/// every node, as far as is known.
+fn eligible_nodes<'a>(cluster: &'a Cluster, pod: &Pod) -> Option<Vec<&'a Node>> {
+    (pod.spec.placement().is_some() && cluster.has_listed(Kind::Node))
+        .then(|| cluster.nodes().filter(|n| pod_may_use(pod, n)).collect())
+}
+
+/// The nodes `eligible` names, else every node.
+fn usable<'a>(
+    cluster: &'a Cluster,
+    eligible: Option<&'a [&'a Node]>,
+) -> Box<dyn Iterator<Item = &'a Node> + 'a> {
+    match eligible {
+        Some(nodes) => Box::new(nodes.iter().copied()),
+        None => Box::new(cluster.nodes()),
+    }
+}
+
+/// The reason that stops the pod: the one that excluded the most of the
+/// nodes it may use (ties to the first in the vocabulary's order). Nodes its
+/// own selector or required affinity exclude say nothing of why it does not
+/// go where it may, so `node_affinity` is the cause only when no node admits
+/// it (the nodes tell) or it is the one reason. The scheduler counts a node
+/// under the first filter it fails, and the filters that run before node
+/// affinity (NodeUnschedulable, TaintToleration: pkg/scheduler/apis/config/v1
+/// default plugins) count nodes the pod may not use too; with the nodes
+/// listed, those reasons count only the eligible nodes that can fail them.
+/// Without the nodes, the message's counts for the other reasons decide.
+fn main_reason(
+    reasons: &std::collections::BTreeMap<PendingCause, u32>,
+    eligible: Option<&[&Node]>,
+) -> PendingCause {
+    let most = |weighed: &mut dyn Iterator<Item = (PendingCause, u32)>| {
+        weighed
+            .filter(|(_, n)| *n > 0)
+            .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
+            .map(|(reason, _)| reason)
+    };
+    let all = || reasons.iter().map(|(r, n)| (*r, *n));
+    if !reasons.contains_key(&PendingCause::NodeAffinity) {
+        return most(&mut all()).unwrap_or(PendingCause::Other);
+    }
+    let others = || all().filter(|(r, _)| *r != PendingCause::NodeAffinity);
+    let on_eligible = match eligible {
+        Some([]) => return PendingCause::NodeAffinity,
+        Some(nodes) => most(&mut others().map(|(r, n)| (r, n.min(may_fail(r, nodes))))),
+        None => None,
+    };
+    on_eligible
+        .or_else(|| most(&mut others()))
+        .unwrap_or(PendingCause::NodeAffinity)
+}
+
+/// How many of `nodes` can fail the filter of a reason that runs before
+/// node affinity (a node cordoned, not ready, tainted); `u32::MAX` for a
+/// reason of a later filter, whose count holds only nodes the pod may use.
+fn may_fail(reason: PendingCause, nodes: &[&Node]) -> u32 {
+    let count = |f: &dyn Fn(&Node) -> bool| {
+        u32::try_from(nodes.iter().filter(|n| f(n)).count()).unwrap_or(u32::MAX)
+    };
+    match reason {
+        PendingCause::NodeUnschedulable => count(&|n| n.spec.unschedulable),
+        PendingCause::NodeNotReady => count(&|n| !n.is_ready()),
+        PendingCause::Taint => count(&|n| !n.spec.taints.is_empty()),
+        r => match pressure_taint(r) {
+            Some(taint) => count(&|n| n.has_taint(taint)),
+            None => u32::MAX,
+        },
+    }
+}
+
+/// The scheduler tried and could not place it: what stops it on the nodes
+/// it may use.
 fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
     let mut parsed = classify::scheduler_reasons(c.message());
-    attribute_unnamed_taints(cluster, c.message(), &mut parsed.reasons);
-    // Ties go to the first reason in the vocabulary's order.
-    let cause = parsed
-        .reasons
-        .iter()
-        .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
-        .map(|(reason, _)| *reason)
-        .unwrap_or(PendingCause::Other);
+    let eligible = eligible_nodes(cluster, pod);
+    let eligible = eligible.as_deref();
+    attribute_unnamed_taints(cluster, eligible, c.message(), &mut parsed.reasons);
+    let cause = main_reason(&parsed.reasons, eligible);
     finding(
         pod,
         cause,
@@ -354,7 +431,7 @@ fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
         Detail::Pending {
             reasons: parsed.reasons,
             nodes_total: parsed.nodes_total,
-            pressured_nodes: pressured_nodes(cluster, cause),
+            pressured_nodes: pressured_nodes(cluster, eligible, cause),
         },
     )
 }

@@ -4,6 +4,7 @@
 
 use super::{
     Explanation, Known, Subject, VerdictCause, controller_only, explain, finding, long_enough,
+    not_in_view, short_by_status,
 };
 use crate::diagnosis::families::blocking::ordinal;
 use crate::diagnosis::{Cause, Finding, Input, Owner};
@@ -213,18 +214,26 @@ pub(super) fn update_stuck(
         .collect();
     pods.sort_by_key(|p| (ordinal(&m.name, &p.metadata.name), p.metadata.name.clone()));
     // A pod above the wanted replicas is being scaled away: it holds nothing.
-    let first = pods
-        .iter()
+    let counted: Vec<&Pod> = pods
+        .into_iter()
         .filter(|p| ordinal(&m.name, &p.metadata.name).is_none_or(|o| o < wanted))
-        .find_map(|p| known.of(p))?;
-    let explanation = explain([first]).filter(|e| !e.covered)?;
+        .collect();
+    let ready = s.status.ready_replicas;
+    let (explanation, said) = match counted.iter().find_map(|p| known.of(p)) {
+        Some(first) => (explain([first]).filter(|e| !e.covered)?, String::new()),
+        None if not_ready => (
+            short_by_status(input, Kind::StatefulSet, m, &counted, s.is_rolling_out())?,
+            not_in_view(ready, wanted, counted.len()),
+        ),
+        None => return None,
+    };
     let subject = Subject {
         kind: Kind::StatefulSet,
         namespace: &m.namespace,
         name: &m.name,
         wanted,
-        ready: s.status.ready_replicas,
-        said: String::new(),
+        ready,
+        said,
     };
     Some(finding(
         &subject,
@@ -250,20 +259,33 @@ pub(super) fn daemonset_stuck(
     {
         return None;
     }
-    let explanation = explain(
-        input
-            .cluster
-            .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
-            .filter_map(|p| known.of(p)),
-    )
-    .filter(|e| !e.covered)?;
+    let pods: Vec<&Pod> = input
+        .cluster
+        .pods_owned_by(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+        .collect();
+    let (explanation, said) = match explain(pods.iter().filter_map(|p| known.of(p))) {
+        Some(e) => ((!e.covered).then_some(e)?, String::new()),
+        None => match failed_daemon_pods(input, ds) {
+            Some(found) => found,
+            None => (
+                short_by_status(
+                    input,
+                    Kind::DaemonSet,
+                    m,
+                    &pods,
+                    status.updated_number_scheduled < wanted,
+                )?,
+                not_in_view(status.number_ready, wanted, pods.len()),
+            ),
+        },
+    };
     let subject = Subject {
         kind: Kind::DaemonSet,
         namespace: &m.namespace,
         name: &m.name,
         wanted,
         ready: status.number_ready,
-        said: String::new(),
+        said,
     };
     Some(finding(
         &subject,
@@ -272,9 +294,75 @@ pub(super) fn daemonset_stuck(
     ))
 }
 
+/// `Found failed daemon pod shop/agent-x2 on node n3, will try to kill it`
+/// → `n3` (pkg/controller/daemon/daemon_controller.go, `FailedDaemonPod`).
+fn failed_daemon_pod_node(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Found failed daemon pod ")?;
+    let (_, node) = rest.split_once(" on node ")?;
+    let node = node.split(", will try").next()?.trim();
+    (!node.is_empty()).then_some(node)
+}
+
+/// The DaemonSet controller's `FailedDaemonPod` warnings: it found its pod
+/// failed on a node and deletes it to make another, and the pod there keeps
+/// failing (the kubelet rejects it, or its containers end). The failed pods
+/// are gone at once, so the warnings are what tells, once they have gone on
+/// for `--unavailable-after`; the node is the latest warning's.
+fn failed_daemon_pods(input: &Input<'_>, ds: &DaemonSet) -> Option<(Explanation, String)> {
+    let m = &ds.metadata;
+    let warnings: Vec<_> = input
+        .cluster
+        .events_about(Kind::DaemonSet, &m.namespace, &m.name, &m.uid)
+        .filter(|e| e.reason == "FailedDaemonPod")
+        .collect();
+    let latest = warnings.last()?;
+    let since = warnings
+        .iter()
+        .filter_map(|e| e.first_seen.or(e.last_seen))
+        .min();
+    if !long_enough(input, since) {
+        return None;
+    }
+    let times: i64 = warnings.iter().map(|e| i64::from(e.count.max(1))).sum();
+    let explanation = Explanation {
+        node: failed_daemon_pod_node(&latest.message).map(Name::from),
+        ..controller_only(
+            VerdictCause::DaemonPodFailed,
+            since,
+            Some(Owner {
+                kind: Name::interned(Kind::DaemonSet.as_str()),
+                name: m.name.clone(),
+            }),
+        )
+    };
+    let said = format!(
+        "{}/{} ready; FailedDaemonPod {}: {}",
+        ds.status.number_ready,
+        ds.status.desired_number_scheduled,
+        crate::diagnosis::wording::count(times, "time", "times"),
+        latest.message
+    );
+    Some((explanation, said))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::named_replica_set;
+    use super::{failed_daemon_pod_node, named_replica_set};
+
+    #[test]
+    fn the_daemonset_controller_names_the_node_of_its_failed_pod() {
+        // https://github.com/openshift/origin/issues/19678
+        assert_eq!(
+            failed_daemon_pod_node(
+                "Found failed daemon pod instana-agent/hello-daemonset-hd67x on node ip-172-31-38-104.ec2.internal, will try to kill it"
+            ),
+            Some("ip-172-31-38-104.ec2.internal")
+        );
+        assert_eq!(
+            failed_daemon_pod_node("Deleted pod: hello-daemonset-hd67x"),
+            None
+        );
+    }
 
     #[test]
     fn the_deployment_controller_names_its_replica_set() {

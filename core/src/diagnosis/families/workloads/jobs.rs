@@ -24,19 +24,29 @@ fn job_reason(reason: &str) -> VerdictCause {
     }
 }
 
+/// How a container's run ended: its cause, its own (`pod_cause`), and when.
+type Ending = (VerdictCause, &'static str, Option<Time>);
+
 /// How a container's run ended, as a cause, when it ended badly.
-fn termination(status: &ContainerStatus) -> Option<(VerdictCause, &'static str, Option<Time>)> {
+fn termination(status: &ContainerStatus) -> Option<Ending> {
     let t = status
         .state
         .terminated
         .as_deref()
         .or(status.last_state.terminated.as_deref())?;
     let cause = classify::last_termination(&t.reason, t.exit_code, &t.message);
-    match cause {
-        CrashLoopCause::OomKilled => Some((VerdictCause::OomKilled, cause.as_str(), t.finished_at)),
-        CrashLoopCause::Completed => None,
-        _ => Some((VerdictCause::ExitError, cause.as_str(), t.finished_at)),
-    }
+    let verdict = match cause {
+        CrashLoopCause::OomKilled => VerdictCause::OomKilled,
+        CrashLoopCause::Completed => return None,
+        CrashLoopCause::LivenessProbe
+        | CrashLoopCause::StartupProbe
+        | CrashLoopCause::Error
+        | CrashLoopCause::ContainerCannotRun
+        | CrashLoopCause::StartError
+        | CrashLoopCause::InitRerun
+        | CrashLoopCause::Unknown => VerdictCause::ExitError,
+    };
+    Some((verdict, cause.as_str(), t.finished_at))
 }
 
 /// A failed pod's cause: what its containers' last runs say (or the kubelet's
@@ -94,7 +104,10 @@ pub(super) fn job_verdict(input: &Input<'_>, known: &Known<'_, '_>, job: &Job) -
     let from_findings = explain(pods.iter().filter_map(|p| known.of(p)));
     match job.status.outcome.failed.as_deref() {
         Some(failed) => Some(job_failed(job, failed, &pods, from_findings, owner)),
-        None => job_not_completed(input, job, from_findings, owner),
+        None => {
+            let from_pods = from_findings.or_else(|| restarted_in_place(&pods, &owner));
+            job_not_completed(input, job, from_pods, owner)
+        }
     }
 }
 
@@ -139,6 +152,67 @@ fn from_failures(pods: &[&Pod], owner: &Option<Owner>) -> Option<Explanation> {
     })
 }
 
+/// Running pods whose containers restarted in place (`restartPolicy:
+/// OnFailure`: the kubelet restarts the container, the pod stays) after a
+/// run that ended badly, by the cause most share: a Job whose only pod is
+/// OOM-killed and runs again shows no failed pod and no finding (its
+/// container waits only in the back-off between runs), and the restarts are
+/// why it does not complete. Since the pod started: its earlier runs' ends
+/// are not kept.
+fn restarted_in_place(pods: &[&Pod], owner: &Option<Owner>) -> Option<Explanation> {
+    let mut by_cause: FailedPods<'_> = BTreeMap::new();
+    for pod in pods
+        .iter()
+        .filter(|p| p.status.phase == PodPhase::Running && !p.is_terminating())
+    {
+        if let Some((_, (cause, pod_cause, _))) = restart_of(pod) {
+            by_cause
+                .entry((cause, pod_cause))
+                .or_default()
+                .push((pod, pod.status.start_time));
+        }
+    }
+    let ((cause, pod_cause), group) = by_cause
+        .into_iter()
+        .max_by(|(ka, a), (kb, b)| a.len().cmp(&b.len()).then(kb.cmp(ka)))?;
+    let (pod, _) = group
+        .iter()
+        .min_by_key(|(p, at)| (*at, p.metadata.name.clone()))?;
+    let (s, _) = restart_of(pod)?;
+    let last = s
+        .last_state
+        .terminated
+        .as_deref()
+        .map(|t| format!("{} (exit code {})", t.reason, t.exit_code))
+        .unwrap_or_default();
+    let restarts = crate::diagnosis::wording::count(s.restart_count, "time", "times");
+    Some(Explanation {
+        cause,
+        pod_cause: Some(pod_cause),
+        pods: group.len(),
+        example: Some((
+            pod.metadata.name.to_string(),
+            format!(
+                "container {:?} restarted in place {restarts}, its last run ended {last}",
+                s.name
+            ),
+        )),
+        covered: false,
+        owner: owner.clone(),
+        node: node_of(&pod.spec.node_name),
+        registry: None,
+        since: group.iter().filter_map(|(_, at)| *at).min(),
+    })
+}
+
+/// A container of `pod` that restarted after a run that ended badly, with
+/// how it ended.
+fn restart_of(pod: &Pod) -> Option<(&ContainerStatus, Ending)> {
+    pod.container_statuses()
+        .filter(|(_, s)| s.restart_count > 0 && s.state.terminated.is_none())
+        .find_map(|(_, s)| termination(s).map(|t| (s, t)))
+}
+
 /// `job_failed`: the controller failed the Job (its Failed or FailureTarget
 /// condition).
 fn job_failed(
@@ -156,7 +230,25 @@ fn job_failed(
             from_failures(pods, &owner).or(from_findings)
         }
         VerdictCause::DeadlineExceeded => from_findings,
-        _ => None,
+        VerdictCause::PodFailurePolicy | VerdictCause::MaxFailedIndexesExceeded => None,
+        // Not a reason of the controller's (`job_reason` gives none of them).
+        VerdictCause::ImagePull
+        | VerdictCause::CrashLoop
+        | VerdictCause::OomKilled
+        | VerdictCause::ExitError
+        | VerdictCause::ContainerConfig
+        | VerdictCause::ContainerCreating
+        | VerdictCause::InitContainer
+        | VerdictCause::Pending
+        | VerdictCause::NotReady
+        | VerdictCause::Terminating
+        | VerdictCause::Evicted
+        | VerdictCause::PodStuck
+        | VerdictCause::ProgressDeadlineExceeded
+        | VerdictCause::ReplicasUnavailable
+        | VerdictCause::DaemonPodFailed
+        | VerdictCause::RunningLong
+        | VerdictCause::Unknown => None,
     };
     let explanation = match pods_tell {
         Some(e) => Explanation {

@@ -31,7 +31,7 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
     Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts,
 };
-use crate::model::{Kind, Name, Pod, Time};
+use crate::model::{Kind, Meta, Name, Pod, Time};
 
 mod controllers;
 mod jobs;
@@ -55,7 +55,8 @@ vocabulary! {
         Evicted = "evicted": "Its pods were evicted or rejected by their nodes (pod_cause: the eviction cause).",
         PodStuck = "pod_stuck": "Its pods are stuck for a reason no diagnosis recognises.",
         ProgressDeadlineExceeded = "progress_deadline_exceeded": "The deployment controller says the rollout made no progress within progressDeadlineSeconds, and no pod of it explains why.",
-        ReplicasUnavailable = "replicas_unavailable": "The controller counts pods unavailable and none of its pods says why (the pods are gone, or events aged out).",
+        ReplicasUnavailable = "replicas_unavailable": "The controller counts pods unavailable longer than --unavailable-after and none of its pods says why: they are gone or not in view (a StatefulSet's or DaemonSet's pods never created, deleted, or left out of a dump), or their events aged out.",
+        DaemonPodFailed = "daemon_pod_failed": "The DaemonSet controller keeps finding its pod failed on a node and deletes it to make another (its FailedDaemonPod events, which name the node): the kubelet there rejects the pod or its containers end, and no pod in view says why (each failed one is deleted at once).",
         BackoffLimitExceeded = "backoff_limit_exceeded": "The job controller failed the Job: its pods failed more than backoffLimit times, and none is left to say how.",
         DeadlineExceeded = "deadline_exceeded": "The Job (or the pod) ran longer than its activeDeadlineSeconds.",
         PodFailurePolicy = "pod_failure_policy": "A podFailurePolicy rule failed the Job on a pod's exit code or condition (the message names the container, the exit code and the rule).",
@@ -133,7 +134,7 @@ const METRICS: &[MetricFamily] = &[
     },
     MetricFamily {
         name: "kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds",
-        help: "Unix time the lowest ordinal in trouble of a StatefulSet that is not rolled out or not Ready got into trouble, by cause and the pod's own cause (pod_cause).",
+        help: "Unix time the lowest ordinal in trouble of a StatefulSet that is not rolled out or not Ready got into trouble, by cause and the pod's own cause (pod_cause); with no pod of it in view to say why, when its shortage began (replicas_unavailable).",
         identity: Identity::StatefulSet,
         labels: VERDICT_LABELS,
         anomalies: &[Anomaly::StatefulSetUpdateStuck],
@@ -144,7 +145,7 @@ const METRICS: &[MetricFamily] = &[
     },
     MetricFamily {
         name: "kube_lifecycle_daemonset_rollout_stuck_since_timestamp_seconds",
-        help: "Unix time a DaemonSet's pods became unavailable on some of its nodes, by cause, the pods' own cause (pod_cause) and one of their nodes.",
+        help: "Unix time a DaemonSet's pods became unavailable on some of its nodes, by cause, the pods' own cause (pod_cause) and one of their nodes; with no pod of it in view to say why, when its controller began deleting failed pods (daemon_pod_failed, on the node it names) or its shortage began (replicas_unavailable).",
         identity: Identity::DaemonSet,
         labels: VERDICT_LABELS,
         anomalies: &[Anomaly::DaemonSetRolloutStuck],
@@ -166,7 +167,7 @@ const METRICS: &[MetricFamily] = &[
     },
     MetricFamily {
         name: "kube_lifecycle_job_not_completed_since_timestamp_seconds",
-        help: "Unix time an active Job stopped completing: its pods got stuck (by their cause), or it started, when active past --job-after with nothing to show (running_long).",
+        help: "Unix time an active Job stopped completing: its pods got stuck (by their cause), or its running pods whose containers restart in place (restartPolicy OnFailure) started, or it started, when active past --job-after with nothing to show (running_long).",
         identity: Identity::Job,
         labels: VERDICT_LABELS,
         anomalies: &[Anomaly::JobNotCompleted],
@@ -255,7 +256,22 @@ fn verdict_of(f: &Finding) -> VerdictCause {
         Cause::PodNotReady(_) => VerdictCause::NotReady,
         Cause::PodTerminating(_) => VerdictCause::Terminating,
         Cause::PodEvicted(_) => VerdictCause::Evicted,
-        _ => VerdictCause::PodStuck,
+        // Every other anomaly by name, so that a new one makes the compiler
+        // ask what its pods' controller should say.
+        Cause::PodResize(_) | Cause::PodStuck(_) => VerdictCause::PodStuck,
+        // Findings about other objects than a pod are no pod's cause.
+        Cause::RecreateBlocked(_)
+        | Cause::StatefulSetBlocked(_)
+        | Cause::JobBlocked(_)
+        | Cause::NamespaceTerminating(_)
+        | Cause::DaemonSetUnscheduled(_)
+        | Cause::PodCreateRefused(_)
+        | Cause::RolloutStuck(_)
+        | Cause::StatefulSetUpdateStuck(_)
+        | Cause::DaemonSetRolloutStuck(_)
+        | Cause::JobFailed(_)
+        | Cause::JobNotCompleted(_)
+        | Cause::PodFailed(_) => VerdictCause::PodStuck,
     }
 }
 
@@ -402,4 +418,57 @@ fn diagnose_controllers(
 /// Whether a verdict that needs time has waited long enough.
 fn long_enough(input: &Input<'_>, since: Option<Time>) -> bool {
     since.is_some_and(|s| input.now.waited(s, input.settings.unavailable_after))
+}
+
+/// A StatefulSet or DaemonSet short of ready pods that none of its pods
+/// explains, judged from its own status (`replicas_unavailable`) once the
+/// shortage has lasted `--unavailable-after`: the pods it counts missing are
+/// not in view (never created, deleted, or left out of a dump). A pod of it
+/// in view that is not Ready, or is being deleted, is its own family's to
+/// explain: the controller waits on it, and so does this verdict. Neither
+/// controller writes a condition with a transition time, and the model keeps
+/// no Normal events (the pods' creations): the shortage dates from the
+/// earliest warning about the controller, else from its creation.
+fn short_by_status(
+    input: &Input<'_>,
+    kind: Kind,
+    meta: &Meta,
+    pods: &[&Pod],
+    rolling_out: bool,
+) -> Option<Explanation> {
+    if pods.iter().any(|p| p.is_terminating() || !p.is_ready()) {
+        return None;
+    }
+    // Mid-update with no pod listed at all, a fresh rollout looks stuck.
+    if rolling_out && !input.cluster.has_listed(Kind::Pod) {
+        return None;
+    }
+    let warned = input
+        .cluster
+        .events_about(kind, &meta.namespace, &meta.name, &meta.uid)
+        .filter_map(|e| e.first_seen.or(e.last_seen))
+        .min();
+    let since = match (warned, meta.creation_timestamp) {
+        (Some(warned), Some(created)) => Some(warned.max(created)),
+        (warned, created) => warned.or(created),
+    };
+    let owner = Owner {
+        kind: Name::interned(kind.as_str()),
+        name: meta.name.clone(),
+    };
+    long_enough(input, since)
+        .then(|| controller_only(VerdictCause::ReplicasUnavailable, since, Some(owner)))
+}
+
+/// What a verdict from the status says: the counts, and that the pods
+/// missing are not in view.
+fn not_in_view(ready: i32, wanted: i32, in_view: usize) -> String {
+    match in_view {
+        0 => format!("{ready}/{wanted} ready, and no pod of it in view"),
+        n => format!(
+            "{ready}/{wanted} ready; the {} in view {} Ready, the others are not in view",
+            crate::diagnosis::wording::count(n, "pod", "pods"),
+            if n == 1 { "is" } else { "are" }
+        ),
+    }
 }
