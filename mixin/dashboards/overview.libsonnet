@@ -42,6 +42,7 @@ local panels = import 'lib/panels.libsonnet';
       local initRunning = 'kube_lifecycle_pod_init_container_running_since_timestamp_seconds';
       local stuck = 'kube_lifecycle_pod_stuck_since_timestamp_seconds';
       local resize = 'kube_lifecycle_pod_resize_since_timestamp_seconds';
+      local claims = 'kube_lifecycle_claim_stuck_since_timestamp_seconds';
       local jobBlocked = 'kube_lifecycle_job_blocked_since_timestamp_seconds';
       local rolloutStuck = 'kube_lifecycle_deployment_rollout_stuck_since_timestamp_seconds';
       local updateStuck = 'kube_lifecycle_statefulset_update_stuck_since_timestamp_seconds';
@@ -343,6 +344,15 @@ local panels = import 'lib/panels.libsonnet';
             [p.age(['namespace', 'pod', 'resource', 'cause'], resize)],
             drilldown=true,
             anomaly='pod_resize',
+          ),
+          p.table(
+            'Stuck PersistentVolumeClaims',
+            'Claims Pending on their provisioner (a missing storage class, quota, the driver\'s error, no provisioner running, no volume), Lost, Terminating while pods use them, or failing an expansion, with their storage class and since when.',
+            ['namespace', 'persistentvolumeclaim', 'storageclass', 'cause'],
+            [age],
+            [p.age(['namespace', 'persistentvolumeclaim', 'storageclass', 'cause'], claims)],
+            drilldown=true,
+            anomaly='claim_stuck',
           ),
 
           p.row('Namespace deletion'),

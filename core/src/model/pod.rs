@@ -45,6 +45,17 @@ pub struct RareSpec {
     pub sidecars: Vec<String>,
     /// `spec.resourceClaims`: the devices (DRA, GA 1.34) the pod waits for.
     pub resource_claims: Vec<PodResourceClaim>,
+    /// The PersistentVolumeClaims its volumes use.
+    pub volume_claims: Vec<VolumeClaim>,
+}
+
+/// A PersistentVolumeClaim a pod's volume uses: one it names
+/// (`persistentVolumeClaim.claimName`), or the one made for a generic
+/// ephemeral volume, named `<pod>-<volume>` (KEP-1698), by its volume's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VolumeClaim {
+    Named(String),
+    Ephemeral(String),
 }
 
 /// A claim on devices a pod names (`spec.resourceClaims[]`): an existing
@@ -80,6 +91,10 @@ impl PodSpec {
 
     pub(crate) fn resource_claims(&self) -> &[PodResourceClaim] {
         self.rare.as_ref().map_or(&[], |r| &r.resource_claims)
+    }
+
+    pub(crate) fn volume_claims(&self) -> &[VolumeClaim] {
+        self.rare.as_ref().map_or(&[], |r| &r.volume_claims)
     }
 
     /// Whether the init container `name` is a native sidecar.
@@ -419,6 +434,14 @@ impl ContainerKind {
 impl Pod {
     pub(crate) fn is_terminating(&self) -> bool {
         self.metadata.deletion_timestamp.is_some()
+    }
+
+    /// The names of the PersistentVolumeClaims its volumes use.
+    pub(crate) fn claim_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.spec.volume_claims().iter().map(|c| match c {
+            VolumeClaim::Named(claim) => claim.clone(),
+            VolumeClaim::Ephemeral(volume) => format!("{}-{volume}", self.metadata.name),
+        })
     }
 
     /// Bound to a node, not being deleted, past Pending (and not Unknown: a

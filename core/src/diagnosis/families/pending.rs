@@ -277,7 +277,7 @@ fn judge(input: &Input<'_>, pod: &Pod) -> Option<Finding> {
         return Some(scheduling_gated(pod, scheduled, now, settings));
     }
     match scheduled {
-        Some(c) if c.status != ConditionStatus::True => Some(unschedulable(pod, c, input.cluster)),
+        Some(c) if c.status != ConditionStatus::True => Some(unschedulable(input, pod, c)),
         Some(_) => None,
         None => not_tried(input, pod),
     }
@@ -335,8 +335,10 @@ fn scheduling_gated(
 }
 
 /// The scheduler tried and could not place it: the reason that excluded the
-/// most nodes.
-fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
+/// most nodes. Of unbound claims the scheduler says only that they are
+/// unbound: what stops each claim is added.
+fn unschedulable(input: &Input<'_>, pod: &Pod, c: &PodCondition) -> Finding {
+    let cluster = input.cluster;
     let mut parsed = classify::scheduler_reasons(c.message());
     attribute_unnamed_taints(cluster, c.message(), &mut parsed.reasons);
     // Ties go to the first reason in the vocabulary's order.
@@ -346,11 +348,18 @@ fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
         .max_by(|(ra, na), (rb, nb)| na.cmp(nb).then(rb.cmp(ra)))
         .map(|(reason, _)| *reason)
         .unwrap_or(PendingCause::Other);
+    let mut message = c.message().to_string();
+    if cause == PendingCause::VolumeBinding {
+        for claim in super::claims_of_pod(input, pod) {
+            message.push_str("; ");
+            message.push_str(&claim);
+        }
+    }
     finding(
         pod,
         cause,
         pending_since(pod.metadata.creation_timestamp, c.last_transition_time),
-        c.message().to_string(),
+        message,
         Detail::Pending {
             reasons: parsed.reasons,
             nodes_total: parsed.nodes_total,
