@@ -56,12 +56,7 @@ fn claim_event(claim: &Value, type_: &str, reason: &str, message: &str, last: &s
 
 /// A StatefulSet's pod that uses `claim` through its volume `data`.
 fn pod_using(name: &str, claim: &str, node: &str) -> Value {
-    let mut pod = running_pod(
-        "shop",
-        name,
-        node,
-        Some(("StatefulSet", "web", "uid-web")),
-    );
+    let mut pod = running_pod("shop", name, node, Some(("StatefulSet", "web", "uid-web")));
     pod["spec"]["volumes"] = json!([
         {"name": "data", "persistentVolumeClaim": {"claimName": claim}},
         {"name": "kube-api-access-x2k9p", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}]);
@@ -94,7 +89,12 @@ fn claim_finding<'a>(findings: &'a [diagnosis::Finding], name: &str) -> &'a diag
 /// and so does the pod.
 #[test]
 fn a_claim_naming_a_missing_storage_class_explains_its_pending_pod() {
-    let pvc = claim("shop", "data-web-0", Some("standard"), "2024-06-01T11:00:00Z");
+    let pvc = claim(
+        "shop",
+        "data-web-0",
+        Some("standard"),
+        "2024-06-01T11:00:00Z",
+    );
     let objects = vec![
         ready_node("worker-1"),
         pvc.clone(),
@@ -143,10 +143,25 @@ fn a_claim_naming_a_missing_storage_class_explains_its_pending_pod() {
 /// limit), rook/rook#8727 (a deadline), and a claim that binds is quiet.
 #[test]
 fn provisioner_errors_are_quota_or_the_drivers_own() {
-    let quota = claim("dev", "okteto-data", Some("do-block-storage"), "2024-06-01T11:50:00Z");
-    let slow = claim("pomerium", "redis-data", Some("throwaway"), "2024-06-01T11:50:00Z");
+    let quota = claim(
+        "dev",
+        "okteto-data",
+        Some("do-block-storage"),
+        "2024-06-01T11:50:00Z",
+    );
+    let slow = claim(
+        "pomerium",
+        "redis-data",
+        Some("throwaway"),
+        "2024-06-01T11:50:00Z",
+    );
     let done = bound(
-        claim("pomerium", "redis-done", Some("throwaway"), "2024-06-01T11:00:00Z"),
+        claim(
+            "pomerium",
+            "redis-done",
+            Some("throwaway"),
+            "2024-06-01T11:00:00Z",
+        ),
         "pvc-1",
     );
     let objects = vec![
@@ -192,7 +207,12 @@ fn provisioner_errors_are_quota_or_the_drivers_own() {
 #[test]
 fn a_claim_no_provisioner_answers_is_stuck_past_claim_after() {
     let pvc = annotated(
-        claim("default", "idlcgrafana-pv", Some("managed-nfs-storage"), "2024-06-01T11:50:00Z"),
+        claim(
+            "default",
+            "idlcgrafana-pv",
+            Some("managed-nfs-storage"),
+            "2024-06-01T11:50:00Z",
+        ),
         "volume.beta.kubernetes.io/storage-provisioner",
         "k8s-sigs.io/nfs-subdir-external-provisioner",
     );
@@ -231,9 +251,19 @@ fn a_claim_no_provisioner_answers_is_stuck_past_claim_after() {
 /// consumer (WaitForFirstConsumer): quiet.
 #[test]
 fn no_class_and_no_volume_is_stuck_and_waiting_for_a_consumer_is_quiet() {
-    let no_class = claim("default", "data-default-consul-server-0", None, "2024-06-01T01:00:00Z");
+    let no_class = claim(
+        "default",
+        "data-default-consul-server-0",
+        None,
+        "2024-06-01T01:00:00Z",
+    );
     let empty_class = claim("default", "scratch", Some(""), "2024-06-01T01:00:00Z");
-    let waiting = claim("default", "local-data", Some("local-path"), "2024-06-01T01:00:00Z");
+    let waiting = claim(
+        "default",
+        "local-data",
+        Some("local-path"),
+        "2024-06-01T01:00:00Z",
+    );
     let objects = vec![
         no_class.clone(),
         claim_event(
@@ -258,7 +288,11 @@ fn no_class_and_no_volume_is_stuck_and_waiting_for_a_consumer_is_quiet() {
     for name in ["data-default-consul-server-0", "scratch"] {
         let f = claim_finding(&findings, name);
         assert_eq!(f.cause, Cause::ClaimStuck(ClaimCause::NoVolume));
-        assert!(f.message.contains("no storage class is set"), "{}", f.message);
+        assert!(
+            f.message.contains("no storage class is set"),
+            "{}",
+            f.message
+        );
     }
 }
 
@@ -282,7 +316,12 @@ fn a_terminating_claim_names_the_pods_that_hold_it() {
         "pvc-b",
     ));
     let mut ephemeral = deleted_at(bound(
-        claim("shop", "build-7-scratch", Some("gp3"), "2024-06-01T08:00:00Z"),
+        claim(
+            "shop",
+            "build-7-scratch",
+            Some("gp3"),
+            "2024-06-01T08:00:00Z",
+        ),
         "pvc-c",
     ));
     ephemeral["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "Pod",
@@ -317,10 +356,18 @@ fn a_terminating_claim_names_the_pods_that_hold_it() {
     );
     let f = claim_finding(&findings, "data-job-0");
     assert_eq!(f.cause, Cause::ClaimStuck(ClaimCause::Finalizers));
-    assert!(f.message.contains("no pod in view uses it"), "{}", f.message);
+    assert!(
+        f.message.contains("no pod in view uses it"),
+        "{}",
+        f.message
+    );
     let f = claim_finding(&findings, "build-7-scratch");
     assert_eq!(f.cause, Cause::ClaimStuck(ClaimCause::InUse));
-    assert!(f.message.contains("pod build-7 (Running on worker-2)"), "{}", f.message);
+    assert!(
+        f.message.contains("pod build-7 (Running on worker-2)"),
+        "{}",
+        f.message
+    );
     // Deleted two minutes ago: not yet.
     assert!(findings.iter().all(|f| f.name != "new"), "{findings:#?}");
 }
@@ -332,24 +379,48 @@ fn a_terminating_claim_names_the_pods_that_hold_it() {
 #[test]
 fn a_failing_expansion_is_stuck_while_the_resize_is_under_way() {
     let resizing = |name: &str| {
-        let mut c = bound(claim("db", name, Some("vsphere-csi"), "2024-06-01T08:00:00Z"), "pvc-d");
+        let mut c = bound(
+            claim("db", name, Some("vsphere-csi"), "2024-06-01T08:00:00Z"),
+            "pvc-d",
+        );
         c["status"]["conditions"] = json!([{"type": "Resizing", "status": "True",
             "lastTransitionTime": "2024-06-01T11:40:00Z"}]);
         c
     };
     let failing = resizing("pg-data-0");
-    let done = bound(claim("db", "pg-data-1", Some("vsphere-csi"), "2024-06-01T08:00:00Z"), "pvc-e");
+    let done = bound(
+        claim(
+            "db",
+            "pg-data-1",
+            Some("vsphere-csi"),
+            "2024-06-01T08:00:00Z",
+        ),
+        "pvc-e",
+    );
     let mut infeasible = resizing("pg-data-2");
-    infeasible["status"]["allocatedResourceStatuses"] = json!({"storage": "ControllerResizeInfeasible"});
+    infeasible["status"]["allocatedResourceStatuses"] =
+        json!({"storage": "ControllerResizeInfeasible"});
     infeasible["status"]["conditions"] = json!([{"type": "ControllerResizeError", "status": "True",
         "message": "resize volume \"pvc-f\" by resizer \"volume.csi.azure.com\" failed: rpc error: code = OutOfRange desc = new size 17592186044416 exceeds the maximum",
         "lastTransitionTime": "2024-06-01T11:45:00Z"}]);
     let vsphere = r#"resize volume "pvc-d454253a-a8e3-43ed-88b9-b8e443c761de" by resizer "csi.vsphere.vmware.com" failed: rpc error: code = Internal desc = failed to expand volume: "fbae8120-a4db-48ff-bb53-22c3dcd234d5" to size: 12288 with error: failed to extend volume"#;
     let azure = r#"resize volume "pv-a1eb04da-8553-4a23-a164-7efe66020f3d" by resizer "volume.csi.azure.com" failed: rpc error: code = DeadlineExceeded desc = context deadline exceeded"#;
     let objects = vec![
-        claim_event(&failing, "Warning", "VolumeResizeFailed", vsphere, "2024-06-01T11:59:00Z"),
+        claim_event(
+            &failing,
+            "Warning",
+            "VolumeResizeFailed",
+            vsphere,
+            "2024-06-01T11:59:00Z",
+        ),
         failing,
-        claim_event(&done, "Warning", "VolumeResizeFailed", azure, "2024-06-01T11:30:00Z"),
+        claim_event(
+            &done,
+            "Warning",
+            "VolumeResizeFailed",
+            azure,
+            "2024-06-01T11:30:00Z",
+        ),
         done,
         infeasible,
     ];
@@ -361,8 +432,9 @@ fn a_failing_expansion_is_stuck_while_the_resize_is_under_way() {
     let f = claim_finding(&findings, "pg-data-2");
     assert_eq!(f.cause, Cause::ClaimStuck(ClaimCause::ResizeInfeasible));
     assert!(
-        f.message
-            .starts_with("allocatedResourceStatuses storage=ControllerResizeInfeasible; ControllerResizeError"),
+        f.message.starts_with(
+            "allocatedResourceStatuses storage=ControllerResizeInfeasible; ControllerResizeError"
+        ),
         "{}",
         f.message
     );
@@ -371,7 +443,10 @@ fn a_failing_expansion_is_stuck_while_the_resize_is_under_way() {
 
 #[test]
 fn a_lost_claim_is_stuck() {
-    let mut lost = bound(claim("shop", "data-web-2", Some("gp3"), "2024-06-01T08:00:00Z"), "pvc-gone");
+    let mut lost = bound(
+        claim("shop", "data-web-2", Some("gp3"), "2024-06-01T08:00:00Z"),
+        "pvc-gone",
+    );
     lost["status"]["phase"] = json!("Lost");
     let findings = diagnose(&[lost]);
     let f = claim_finding(&findings, "data-web-2");
@@ -402,7 +477,9 @@ fn a_claims_new_warning_is_judged_again_for_the_pod_that_uses_it() {
     );
     let event: kube_lifecycle_exporter::model::CoreEvent = serde_json::from_value(event).unwrap();
     cluster.apply(Object::Event(event.into()));
-    let later = now().checked_add(jiff::SignedDuration::from_secs(1)).unwrap();
+    let later = now()
+        .checked_add(jiff::SignedDuration::from_secs(1))
+        .unwrap();
     let changes = cluster.take_changes();
     let kept = incremental.diagnose(&cluster, changes, later);
     let full = diagnosis::diagnose_until(&cluster, later, &Settings::default());
@@ -410,7 +487,8 @@ fn a_claims_new_warning_is_judged_again_for_the_pod_that_uses_it() {
     assert!(
         kept.findings
             .iter()
-            .any(|f| f.name == "web-0" && f.message.contains("claim data-web-0 storage_class_missing")),
+            .any(|f| f.name == "web-0"
+                && f.message.contains("claim data-web-0 storage_class_missing")),
         "{:#?}",
         kept.findings
     );

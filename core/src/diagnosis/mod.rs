@@ -33,9 +33,10 @@ use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
 pub use detail::{Detail, StuckPod};
 pub use families::{
-    Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
-    PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause, VerdictCause,
+    Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause,
+    DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause,
+    NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause,
+    VerdictCause,
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;

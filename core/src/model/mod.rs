@@ -58,7 +58,8 @@ pub(crate) use pod::host_ports;
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
-    PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim, Waiting,
+    PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
+    Waiting,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;

@@ -172,7 +172,10 @@ mod tests {
         assert_eq!(claim.provisioner, "ebs.csi.aws.com");
         assert_eq!(claim.selected_node, "ip-10-0-1-17.ec2.internal");
         assert_eq!(claim.spec.storage_class_name.as_deref(), Some("gp3"));
-        assert_eq!(&*claim.metadata.finalizers, ["kubernetes.io/pvc-protection"]);
+        assert_eq!(
+            &*claim.metadata.finalizers,
+            ["kubernetes.io/pvc-protection"]
+        );
         assert_eq!(claim.status.phase, "Pending");
         assert!(!claim.is_resizing());
 

@@ -182,7 +182,9 @@ struct ClaimVolumeWire {
 
 /// The claims of a pod's volumes; the volumes are decoded only when their
 /// text names a claim.
-fn volume_claims<E: de::Error>(volumes: Deferred<'_, Vec<VolumeWire>>) -> Result<Vec<VolumeClaim>, E> {
+fn volume_claims<E: de::Error>(
+    volumes: Deferred<'_, Vec<VolumeWire>>,
+) -> Result<Vec<VolumeClaim>, E> {
     let uses_claims = |v: &Vec<VolumeWire>| {
         v.iter()
             .any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())

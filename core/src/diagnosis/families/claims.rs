@@ -61,7 +61,9 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     anomalies: &[Anomaly::ClaimStuck],
     aggregate: false,
     samples: |f| match &f.detail {
-        Detail::Claim { storage_class } => since(f, vec![storage_class.clone(), f.cause.to_string()]),
+        Detail::Claim { storage_class } => {
+            since(f, vec![storage_class.clone(), f.cause.to_string()])
+        }
         _ => vec![],
     },
     fold: Fold::Never,
@@ -101,7 +103,10 @@ fn diagnose(input: &Input<'_>) -> Vec<Finding> {
         .persistent_volume_claims()
         .filter_map(|claim| {
             let using = || {
-                let key = (claim.metadata.namespace.as_str(), claim.metadata.name.to_string());
+                let key = (
+                    claim.metadata.namespace.as_str(),
+                    claim.metadata.name.to_string(),
+                );
                 held.get_or_init(|| users(cluster))
                     .get(&key)
                     .cloned()
@@ -302,7 +307,11 @@ fn resize(
             "" => format!("{}: {}", c.type_, c.message),
             reason => format!("{} {reason}: {}", c.type_, c.message),
         })
-        .or_else(|| failed.last().map(|e| format!("VolumeResizeFailed: {}", e.message)));
+        .or_else(|| {
+            failed
+                .last()
+                .map(|e| format!("VolumeResizeFailed: {}", e.message))
+        });
     match (infeasible, words) {
         (Some((resource, state)), words) => Some((
             ClaimCause::ResizeInfeasible,
@@ -350,13 +359,15 @@ pub(crate) fn claims_of_pod(input: &Input<'_>, pod: &Pod) -> Vec<String> {
     }
     let namespace = pod.metadata.namespace.as_str();
     pod.claim_names()
-        .filter_map(|name| match cluster.persistent_volume_claim(namespace, &name) {
-            None => Some(format!("claim {name} does not exist")),
-            Some(claim) => {
-                let (cause, _, message) = judge(input, claim, &|| Vec::new())?;
-                Some(format!("claim {name} {cause}: {message}"))
-            }
-        })
+        .filter_map(
+            |name| match cluster.persistent_volume_claim(namespace, &name) {
+                None => Some(format!("claim {name} does not exist")),
+                Some(claim) => {
+                    let (cause, _, message) = judge(input, claim, &|| Vec::new())?;
+                    Some(format!("claim {name} {cause}: {message}"))
+                }
+            },
+        )
         .collect()
 }
 

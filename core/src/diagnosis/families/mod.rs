@@ -38,8 +38,8 @@ pub use terminating::TerminatingCause;
 pub use unexplained::StuckCause;
 pub use workloads::VerdictCause;
 
-pub use evicted::eviction_cause;
 pub(crate) use claims::claims_of_pod;
+pub use evicted::eviction_cause;
 pub(crate) use terminating::is_lost_node;
 pub use terminating::terminating_cause;
 
