@@ -8,6 +8,7 @@
 + (import 'containers.libsonnet')
 + (import 'probes.libsonnet')
 + (import 'resize.libsonnet')
++ (import 'claims.libsonnet')
 + (import 'images.libsonnet')
 + (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')

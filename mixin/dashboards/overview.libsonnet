@@ -339,6 +339,11 @@ local panels = import 'lib/panels.libsonnet';
             "Pods whose in-place resize (beta 1.33) the kubelet finds infeasible on its node, defers for lack of room, or failed making, with the resource it names and since when.",
             'pod_resize',
           ),
+          p.anomalyTable(
+            'Stuck PersistentVolumeClaims',
+            'Claims Pending on their provisioner (a missing storage class, quota, the driver\'s error, no provisioner running, no volume), Lost, Terminating while pods use them, or failing an expansion, with their storage class and since when.',
+            'claim_stuck',
+          ),
 
           p.row('Namespace deletion'),
           p.table(

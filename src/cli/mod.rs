@@ -154,6 +154,10 @@ pub(crate) struct Thresholds {
     /// A pod held by spec.schedulingGates this long is `pod_pending` with cause `gated_too_long` (alerted); before, `scheduling_gated` (informational).
     #[arg(long, value_parser = parse_duration, default_value = "30m", env = "KUBE_LIFECYCLE_GATED_AFTER")]
     pub(crate) gated_after: SignedDuration,
+
+    /// A PersistentVolumeClaim Pending this long with no provisioner's error (none running, or no volume and no class), or Terminating this long, is `claim_stuck`.
+    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CLAIM_AFTER")]
+    pub(crate) claim_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -166,6 +170,7 @@ impl Thresholds {
             unavailable_after: self.unavailable_after,
             job_after: self.job_after,
             gated_after: self.gated_after,
+            claim_after: self.claim_after,
         }
     }
 }

@@ -11,6 +11,7 @@ mod common;
 #[allow(dead_code, unreachable_pub)]
 mod fuzz;
 
+mod claims;
 mod containers;
 mod dashboards;
 mod fuzz_corpus;

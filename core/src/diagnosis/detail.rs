@@ -110,6 +110,10 @@ pub enum Detail {
         desired: i32,
         conflicting_port: Option<HostPort>,
     },
+    Claim {
+        /// `spec.storageClassName`, empty when it names none.
+        storage_class: String,
+    },
     Refused {
         /// The Deployment whose ReplicaSet is refused.
         deployment: Option<String>,

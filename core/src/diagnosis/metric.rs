@@ -36,6 +36,8 @@ pub enum Identity {
     /// `namespace`, `owner_kind`, `owner_name`: a controller of pods of any
     /// kind, named as kube-state-metrics names a pod's owner.
     Controller,
+    /// `namespace`, `persistentvolumeclaim` (kube-state-metrics' label).
+    PersistentVolumeClaim,
     /// `namespace`, `owner_kind`, `owner_name`: the controller of the pod a
     /// finding is about (empty for a pod of none); for families that count
     /// pods by owner rather than one series each.
@@ -56,6 +58,7 @@ impl Identity {
             Identity::Deployment => &["namespace", "deployment"],
             Identity::StatefulSet => &["namespace", "statefulset"],
             Identity::DaemonSet => &["namespace", "daemonset"],
+            Identity::PersistentVolumeClaim => &["namespace", "persistentvolumeclaim"],
             Identity::Controller | Identity::PodOwner => &["namespace", "owner_kind", "owner_name"],
         }
     }
@@ -82,6 +85,7 @@ impl Identity {
             | Identity::StatefulSet
             | Identity::DaemonSet
             | Identity::Job
+            | Identity::PersistentVolumeClaim
             | Identity::Workload => vec![text(&f.namespace), f.name.to_string()],
             Identity::Controller => vec![
                 text(&f.namespace),

@@ -33,9 +33,10 @@ use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
 pub use detail::{Detail, StuckPod};
 pub use families::{
-    Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
-    PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause, VerdictCause,
+    Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause,
+    DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause,
+    NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause,
+    VerdictCause,
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;
@@ -86,6 +87,9 @@ pub struct Settings {
     pub job_after: SignedDuration,
     /// A pod held by scheduling gates this long is `gated_too_long`.
     pub gated_after: SignedDuration,
+    /// A PersistentVolumeClaim Pending this long with no provisioner's word,
+    /// or Terminating this long, is `claim_stuck`.
+    pub claim_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -98,6 +102,9 @@ impl Default for Settings {
             unavailable_after: SignedDuration::from_mins(5),
             job_after: SignedDuration::from_hours(11),
             gated_after: SignedDuration::from_mins(30),
+            // A running provisioner reports its first failed attempt within
+            // a minute or so; five minutes of silence is none answering.
+            claim_after: SignedDuration::from_mins(5),
         }
     }
 }

@@ -60,6 +60,8 @@ pub enum Scope {
     Node,
     /// One image registry and the pulls from it.
     Registry,
+    /// One PersistentVolumeClaim (`persistentvolumeclaim`).
+    Claim,
     /// The whole cluster (a scheduler, an admission webhook, the network plugin everywhere).
     Cluster,
     /// The exporter itself.
@@ -77,6 +79,7 @@ impl Scope {
             Scope::Namespace => "namespace",
             Scope::Node => "node",
             Scope::Registry => "registry",
+            Scope::Claim => "claim",
             Scope::Cluster => "cluster",
             Scope::Exporter => "exporter",
             Scope::Victims => "victims",
@@ -125,6 +128,7 @@ runbooks! {
     PodNotReady => "KubeLifecyclePodNotReady": Pod,
     PodEvictions => "KubeLifecyclePodEvictions": Namespace,
     PodResizeStuck => "KubeLifecyclePodResizeStuck": Pod,
+    PersistentVolumeClaimStuck => "KubeLifecyclePersistentVolumeClaimStuck": Claim,
     PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained": Pod,
     ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,

@@ -103,6 +103,8 @@ kinds! {
     // GA in 1.34; dumps of 1.31-1.33 clusters name v1alpha3/v1beta1/v1beta2 of the same group.
     ResourceClaim => "ResourceClaim", "resourceclaims", "resource.k8s.io", NONE, "v1", Namespaced, Optional,
         "device claims (DRA, 1.34+): whether a pod's claim exists or is being deleted";
+    PersistentVolumeClaim => "PersistentVolumeClaim", "persistentvolumeclaims", "", NONE, "v1", Namespaced, Always,
+        "claims Pending on their provisioner, Terminating while pods use them, or whose expansion failed";
 }
 
 impl Kind {
@@ -199,7 +201,8 @@ mod tests {
                 "replicationcontrollers",
                 "jobs",
                 "events",
-                "resourceclaims"
+                "resourceclaims",
+                "persistentvolumeclaims"
             ]
         );
     }

@@ -6,7 +6,7 @@
 //! - `kind.rs`: the table of kinds; `object.rs`: an object of any of them, and
 //!   the type each kind decodes into;
 //! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `controllers.rs`,
-//!   `event.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
+//!   `event.rs`, `persistent_volume_claim.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
 //! - `cluster/`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
@@ -26,6 +26,7 @@ mod namespace;
 mod node;
 mod object;
 mod owner;
+mod persistent_volume_claim;
 mod pod;
 mod pod_wire;
 mod resource_claim;
@@ -52,11 +53,13 @@ pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
 pub use node::{Node, NodeSpec, NodeStatus, Readiness, Taint};
 pub use object::KindVisitor;
 pub use object::{Object, Slim};
+pub use persistent_volume_claim::{ClaimSpec, ClaimStatus, PersistentVolumeClaim};
 pub(crate) use pod::host_ports;
 pub use pod::{
     ContainerKind, ContainerPort, ContainerSpec, ContainerState, ContainerStatus, HostPort, Pod,
     PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
-    PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
+    PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
+    Waiting,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;

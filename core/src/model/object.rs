@@ -14,6 +14,7 @@ use super::meta::{Meta, ObjectKey};
 use super::name::Name;
 use super::namespace::Namespace;
 use super::node::Node;
+use super::persistent_volume_claim::PersistentVolumeClaim;
 use super::pod::Pod;
 use super::resource_claim::ResourceClaim;
 use super::uid::Uid;
@@ -195,6 +196,7 @@ objects! {
         ReplicationController(ReplicationController) in replication_controllers / replication_controller,
         Job(Job) in jobs / job,
         ResourceClaim(ResourceClaim) in resource_claims / resource_claim,
+        PersistentVolumeClaim(PersistentVolumeClaim) in persistent_volume_claims / persistent_volume_claim,
     }
 }
 

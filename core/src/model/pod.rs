@@ -50,6 +50,8 @@ pub struct RareSpec {
     /// the pod is not bound: which nodes it may go to is what its Pending
     /// cause is judged on, and nothing reads it once it has a node.
     pub placement: Option<Box<Placement>>,
+    /// The PersistentVolumeClaims its volumes use.
+    pub volume_claims: Vec<VolumeClaim>,
 }
 
 /// Which nodes a pod asks for: its nodeSelector and required node affinity
@@ -58,6 +60,15 @@ pub struct RareSpec {
 pub struct Placement {
     pub node_selector: Labels,
     pub affinity: Affinity,
+}
+
+/// A PersistentVolumeClaim a pod's volume uses: one it names
+/// (`persistentVolumeClaim.claimName`), or the one made for a generic
+/// ephemeral volume, named `<pod>-<volume>` (KEP-1698), by its volume's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VolumeClaim {
+    Named(String),
+    Ephemeral(String),
 }
 
 /// A claim on devices a pod names (`spec.resourceClaims[]`): an existing
@@ -99,6 +110,10 @@ impl PodSpec {
     /// node will do) or is bound.
     pub(crate) fn placement(&self) -> Option<&Placement> {
         self.rare.as_ref().and_then(|r| r.placement.as_deref())
+    }
+
+    pub(crate) fn volume_claims(&self) -> &[VolumeClaim] {
+        self.rare.as_ref().map_or(&[], |r| &r.volume_claims)
     }
 
     /// Whether the init container `name` is a native sidecar.
@@ -438,6 +453,14 @@ impl ContainerKind {
 impl Pod {
     pub(crate) fn is_terminating(&self) -> bool {
         self.metadata.deletion_timestamp.is_some()
+    }
+
+    /// The names of the PersistentVolumeClaims its volumes use.
+    pub(crate) fn claim_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.spec.volume_claims().iter().map(|c| match c {
+            VolumeClaim::Named(claim) => claim.clone(),
+            VolumeClaim::Ephemeral(volume) => format!("{}-{volume}", self.metadata.name),
+        })
     }
 
     /// Bound to a node, not being deleted, past Pending (and not Unknown: a

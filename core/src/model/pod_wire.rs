@@ -26,8 +26,8 @@ use super::name::{Name, interned};
 use super::pod::{
     ContainerSpec, ContainerState, ContainerStatus, HostPort, Placement, Pod, PodCondition,
     PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec, PodStatus,
-    RareSpec, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, Waiting,
-    host_ports,
+    RareSpec, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
+    Waiting, host_ports,
 };
 use super::workload::Affinity;
 
@@ -37,6 +37,9 @@ static WAITING: Key = Key::new("\"waiting\"");
 static TERMINATED: Key = Key::new("\"terminated\"");
 /// A container spec that claims a port on the node names this key.
 static HOST_PORT: Key = Key::new("\"hostPort\"");
+/// A volume that uses a PersistentVolumeClaim names one of these keys.
+static CLAIM: Key = Key::new("\"persistentVolumeClaim\"");
+static EPHEMERAL: Key = Key::new("\"ephemeral\"");
 /// An init container that is a native sidecar names this key (a pod's own
 /// `restartPolicy` is outside its container lists).
 static RESTART_POLICY: Key = Key::new("\"restartPolicy\"");
@@ -173,6 +176,52 @@ struct PodSpecWire<'a> {
     containers: Deferred<'a, Vec<ContainerSpec>>,
     #[serde(default, borrow)]
     init_containers: Deferred<'a, Vec<ContainerSpec>>,
+    /// Every pod has volumes (its service account token's); few use a claim.
+    #[serde(default, borrow)]
+    volumes: Deferred<'a, Vec<VolumeWire>>,
+}
+
+/// A volume of a pod spec: only whether, and how, it uses a claim.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VolumeWire {
+    #[serde(default, deserialize_with = "nullable")]
+    name: String,
+    #[serde(default, deserialize_with = "nullable")]
+    persistent_volume_claim: Option<ClaimVolumeWire>,
+    #[serde(default)]
+    ephemeral: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ClaimVolumeWire {
+    #[serde(default, deserialize_with = "nullable")]
+    claim_name: String,
+}
+
+/// The claims of a pod's volumes; the volumes are decoded only when their
+/// text names a claim.
+fn volume_claims<E: de::Error>(
+    volumes: Deferred<'_, Vec<VolumeWire>>,
+) -> Result<Vec<VolumeClaim>, E> {
+    let uses_claims = |v: &Vec<VolumeWire>| {
+        v.iter()
+            .any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
+    };
+    if !volumes.may_name(&CLAIM, uses_claims) && !volumes.may_name(&EPHEMERAL, uses_claims) {
+        volumes.skip()?;
+        return Ok(Vec::new());
+    }
+    Ok(volumes
+        .decode()?
+        .into_iter()
+        .filter_map(|v| match (v.persistent_volume_claim, v.ephemeral) {
+            (Some(c), _) if !c.claim_name.is_empty() => Some(VolumeClaim::Named(c.claim_name)),
+            (None, Some(_)) => Some(VolumeClaim::Ephemeral(v.name)),
+            _ => None,
+        })
+        .collect())
 }
 
 impl<'de> Deserialize<'de> for PodSpec {
@@ -213,8 +262,10 @@ impl<'de> Deserialize<'de> for PodSpec {
                 affinity: wire.affinity,
             })
         });
+        let volume_claims = volume_claims(wire.volumes)?;
         let rare = (!wire.scheduling_gates.is_empty()
             || !sidecars.is_empty()
+            || !volume_claims.is_empty()
             || !wire.resource_claims.is_empty()
             || !ports.is_empty()
             || wire.host_network
@@ -231,6 +282,7 @@ impl<'de> Deserialize<'de> for PodSpec {
                     .map(PodResourceClaimWire::into_claim)
                     .collect(),
                 placement,
+                volume_claims,
             })
         });
         Ok(PodSpec {

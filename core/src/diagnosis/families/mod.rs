@@ -9,6 +9,7 @@
 //! the rule, runbook and tests CONTRIBUTING.md lists.
 
 mod blocking;
+mod claims;
 mod containers;
 mod daemonsets;
 mod evicted;
@@ -24,6 +25,7 @@ mod unexplained;
 mod workloads;
 
 pub use blocking::BlockingCause;
+pub use claims::ClaimCause;
 pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
 pub use daemonsets::DaemonSetCause;
 pub use evicted::EvictionCause;
@@ -37,6 +39,7 @@ pub use terminating::TerminatingCause;
 pub use unexplained::StuckCause;
 pub use workloads::VerdictCause;
 
+pub(crate) use claims::claims_of_pod;
 pub use evicted::eviction_cause;
 pub(crate) use terminating::is_lost_node;
 pub use terminating::terminating_cause;
@@ -67,6 +70,7 @@ anomalies! {
     JobFailed = "job_failed" (VerdictCause) => JobFailed : "The job controller failed a Job (its Failed or FailureTarget condition: backoff limit, deadline, pod failure policy, failed indexes); the cause is its failed pods' (how they ended), else the controller's reason. A Job retrying within its backoffLimit is not failed.",
     JobNotCompleted = "job_not_completed" (VerdictCause) => JobNotCompleted : "An active Job does not complete: its pods are stuck (their cause), its running pods' containers restart in place after runs that ended badly (restartPolicy OnFailure: oom_killed, exit_error), or it has been active longer than --job-after (11 hours by default) with nothing to show (running_long).",
     PodFailed = "pod_failed" (VerdictCause) => PodFailed : "A pod of no controller (a one-off run) ended in phase Failed; the cause is how its container ended (or its deadline). Evicted pods are pod_evicted.",
+    ClaimStuck = "claim_stuck" (ClaimCause) => PersistentVolumeClaimStuck : "A PersistentVolumeClaim is Pending with its provisioner's error (or, past --claim-after, with no provisioner or volume to answer), Lost, Terminating past --claim-after held by the pods that use it or by a finalizer, or its expansion fails.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
 }
 
@@ -84,6 +88,7 @@ pub const FAMILIES: &[Family] = &[
     not_ready::FAMILY,
     evicted::FAMILY,
     resize::FAMILY,
+    claims::FAMILY,
     workloads::FAMILY,
     unexplained::FAMILY,
 ];

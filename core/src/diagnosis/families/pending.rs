@@ -286,7 +286,7 @@ fn judge(input: &Input<'_>, pod: &Pod) -> Option<Finding> {
         return Some(scheduling_gated(pod, scheduled, now, settings));
     }
     match scheduled {
-        Some(c) if c.status != ConditionStatus::True => Some(unschedulable(pod, c, input.cluster)),
+        Some(c) if c.status != ConditionStatus::True => Some(unschedulable(input, pod, c)),
         Some(_) => None,
         None => not_tried(input, pod),
     }
@@ -416,18 +416,27 @@ fn may_fail(reason: PendingCause, nodes: &[&Node]) -> u32 {
 }
 
 /// The scheduler tried and could not place it: what stops it on the nodes
-/// it may use.
-fn unschedulable(pod: &Pod, c: &PodCondition, cluster: &Cluster) -> Finding {
+/// it may use. Of unbound claims the scheduler says only that they are
+/// unbound: what stops each claim is added.
+fn unschedulable(input: &Input<'_>, pod: &Pod, c: &PodCondition) -> Finding {
+    let cluster = input.cluster;
     let mut parsed = classify::scheduler_reasons(c.message());
     let eligible = eligible_nodes(cluster, pod);
     let eligible = eligible.as_deref();
     attribute_unnamed_taints(cluster, eligible, c.message(), &mut parsed.reasons);
     let cause = main_reason(&parsed.reasons, eligible);
+    let mut message = c.message().to_string();
+    if cause == PendingCause::VolumeBinding {
+        for claim in super::claims_of_pod(input, pod) {
+            message.push_str("; ");
+            message.push_str(&claim);
+        }
+    }
     finding(
         pod,
         cause,
         pending_since(pod.metadata.creation_timestamp, c.last_transition_time),
-        c.message().to_string(),
+        message,
         Detail::Pending {
             reasons: parsed.reasons,
             nodes_total: parsed.nodes_total,

@@ -28,10 +28,12 @@ use super::pod::Pod;
 use super::workload::ReplicaSet;
 
 /// A change to the events about `subject`: a pod's own findings read those
-/// about it.
+/// about it, and a pending pod's those about its claims (rare: no index).
 fn event_touched(changes: &mut ChangeLog, pods: usize, (namespace, kind, name): &Subject) {
-    if kind == "Pod" {
-        changes.pod(&ObjectKey::new(namespace.as_str(), name.as_str()), pods);
+    match kind.as_str() {
+        "Pod" => changes.pod(&ObjectKey::new(namespace.as_str(), name.as_str()), pods),
+        "PersistentVolumeClaim" => changes.everything(),
+        _ => {}
     }
 }
 
@@ -347,6 +349,7 @@ impl Cluster {
             }
             // A pending pod reads every node (pressure taints) and claim.
             Kind::Node | Kind::ResourceClaim => self.changes.everything(),
+            Kind::PersistentVolumeClaim => self.changes.everything(),
             Kind::Job => {
                 let owner = OwnerKey::new(&key.namespace, Kind::Job, &key.name);
                 for pod in self.pods_by_owner.get(&owner).into_iter().flatten() {

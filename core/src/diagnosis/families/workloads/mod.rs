@@ -271,7 +271,8 @@ fn verdict_of(f: &Finding) -> VerdictCause {
         | Cause::DaemonSetRolloutStuck(_)
         | Cause::JobFailed(_)
         | Cause::JobNotCompleted(_)
-        | Cause::PodFailed(_) => VerdictCause::PodStuck,
+        | Cause::PodFailed(_)
+        | Cause::ClaimStuck(_) => VerdictCause::PodStuck,
     }
 }
 
