@@ -22,6 +22,9 @@ pub(crate) mod moment;
 mod placement;
 pub mod roots;
 pub mod runbook;
+// Used by the cronjobs family.
+#[allow(dead_code)]
+mod schedule;
 mod vocabulary;
 pub mod wording;
 
