@@ -62,13 +62,14 @@ use std::fmt;
 
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
+use jiff::SignedDuration;
 use jiff::tz::TimeZone;
-use jiff::{SignedDuration, Timestamp};
 
 use crate::model::Time;
 
 /// The controller wakes this long after a schedule time (`nextScheduleDelta`,
-/// against clock skew).
+/// against clock skew). Only [`next_sync`] reads it.
+#[cfg(test)]
 pub(super) const NEXT_SCHEDULE_DELTA: SignedDuration = SignedDuration::from_millis(100);
 
 /// More missed schedule times than this are "many": the controller's
@@ -289,6 +290,10 @@ pub(super) fn missed_starting_window(
 /// the CronJob again on its own (`nextScheduleTimeDuration`, as a time): the
 /// schedule time after the last one due (or after now, when it has lost
 /// count), plus [`NEXT_SCHEDULE_DELTA`]. None when the schedule never fires.
+/// Kept with its tests (the controller's own table): the diagnosis judges a
+/// CronJob at the times it missed, which the moment remembers, not at the
+/// controller's wake-ups.
+#[cfg(test)]
 pub(super) fn next_sync(
     schedule: &Schedule,
     created: Time,
@@ -636,9 +641,12 @@ fn longest_month(m: u32) -> u32 {
 /// time that a gap skips is never found, and one that a fold repeats is found
 /// under each offset.
 fn next_on_wall_clock(pattern: &Cron, zone: &TimeZone, t: Time) -> Option<Time> {
+    // jiff's zone arithmetic reads its own Timestamp; the model's Time is the
+    // same instant to the microsecond.
     let mut from = floor_second(t)
         .checked_add(SignedDuration::from_secs(1))
-        .ok()?;
+        .ok()?
+        .to_timestamp();
     let last_year = zone.to_datetime(from).year().checked_add(SEARCH_YEARS)?;
     loop {
         let offset = zone.to_offset(from);
@@ -654,30 +662,26 @@ fn next_on_wall_clock(pattern: &Cron, zone: &TimeZone, t: Time) -> Option<Time> 
             .find(|change| change.timestamp() > from)
         {
             Some(change) if at >= change.timestamp() => from = change.timestamp(),
-            _ => return Some(at),
+            _ => return Some(Time::from(at)),
         }
     }
 }
 
 /// `t` without its fraction of a second (toward the past).
 fn floor_second(t: Time) -> Time {
-    let nanos = t.as_nanosecond();
-    Timestamp::from_nanosecond(nanos - nanos.rem_euclid(NANOS_PER_SECOND.into())).unwrap_or(t)
+    let micros = t.as_microsecond();
+    Time::from_microsecond(micros - micros.rem_euclid(1_000_000)).unwrap_or(t)
 }
 
-/// Go's `t.Add(d)`, `d` in nanoseconds.
+/// Go's `t.Add(d)`, `d` in nanoseconds (to the microsecond the model holds).
 fn go_add(t: Time, nanos: i64) -> Time {
     t.checked_add(SignedDuration::from_nanos(nanos))
-        .unwrap_or(if nanos < 0 {
-            Timestamp::MIN
-        } else {
-            Timestamp::MAX
-        })
+        .unwrap_or(if nanos < 0 { Time::MIN } else { Time::MAX })
 }
 
 /// Go's `a.Sub(b)` in nanoseconds: saturated at ±292 years.
 fn go_sub(a: Time, b: Time) -> i64 {
-    let nanos = a.as_nanosecond() - b.as_nanosecond();
+    let nanos = (i128::from(a.as_microsecond()) - i128::from(b.as_microsecond())) * 1_000;
     i64::try_from(nanos).unwrap_or(if nanos < 0 { i64::MIN } else { i64::MAX })
 }
 
