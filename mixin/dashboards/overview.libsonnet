@@ -485,6 +485,16 @@ local panels = import 'lib/panels.libsonnet';
             drilldown=true,
             anomaly='pod_failed',
           ),
+          p.table(
+            'CronJobs not running',
+            'CronJobs that have not run as their schedule says, by cause: a schedule time missed (missed_schedule), a prior Job still active under Forbid (previous_run_active), a schedule or time zone that starts nothing, or runs failing since the last success; time since the first run missed.',
+            ['namespace', 'cronjob', 'cause'],
+            [age],
+            [p.age(['namespace', 'cronjob', 'cause'], 'kube_lifecycle_cronjob_not_running_since_timestamp_seconds')],
+            w=12,
+            drilldown=true,
+            anomaly='cronjob_not_running',
+          ),
 
           p.row('Refused pod creations'),
           p.timeseries(

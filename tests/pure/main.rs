@@ -12,6 +12,7 @@ mod common;
 mod fuzz;
 
 mod containers;
+mod cronjobs;
 mod dashboards;
 mod fuzz_corpus;
 mod held_back;

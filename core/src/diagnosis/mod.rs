@@ -22,8 +22,6 @@ pub(crate) mod moment;
 mod placement;
 pub mod roots;
 pub mod runbook;
-// Used by the cronjobs family.
-#[allow(dead_code)]
 mod schedule;
 mod vocabulary;
 pub mod wording;
@@ -36,9 +34,10 @@ use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
 pub use detail::{Detail, StuckPod};
 pub use families::{
-    Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, DaemonSetCause,
-    EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause, NotReadyCause,
-    PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause, VerdictCause,
+    Anomaly, BlockingCause, Cause, ConfigCause, CrashLoopCause, CreatingCause, CronJobCause,
+    DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause,
+    NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause,
+    VerdictCause,
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;

@@ -103,6 +103,9 @@ kinds! {
     // GA in 1.34; dumps of 1.31-1.33 clusters name v1alpha3/v1beta1/v1beta2 of the same group.
     ResourceClaim => "ResourceClaim", "resourceclaims", "resource.k8s.io", NONE, "v1", Namespaced, Optional,
         "device claims (DRA, 1.34+): whether a pod's claim exists or is being deleted";
+    // GA in 1.21 (batch/v1beta1 until 1.25): served everywhere this exporter runs.
+    CronJob => "CronJob", "cronjobs", "batch", NONE, "v1", Namespaced, Always,
+        "CronJobs that should have started a Job and did not, or whose runs keep failing";
 }
 
 impl Kind {
@@ -199,7 +202,8 @@ mod tests {
                 "replicationcontrollers",
                 "jobs",
                 "events",
-                "resourceclaims"
+                "resourceclaims",
+                "cronjobs"
             ]
         );
     }

@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 
 use super::cluster::Cluster;
-use super::controllers::{Job, ReplicationController};
+use super::controllers::{CronJob, Job, ReplicationController};
 use super::event::{CoreEvent, Event};
 use super::kind::Kind;
 use super::meta::{Meta, ObjectKey};
@@ -195,6 +195,7 @@ objects! {
         ReplicationController(ReplicationController) in replication_controllers / replication_controller,
         Job(Job) in jobs / job,
         ResourceClaim(ResourceClaim) in resource_claims / resource_claim,
+        CronJob(CronJob) in cron_jobs / cron_job,
     }
 }
 

@@ -25,7 +25,7 @@ mod relists;
 const BOUND: Duration = Duration::from_secs(45);
 
 /// The resources the exporter watches, as (list path, apiVersion, kind).
-const LISTS: [(&str, &str, &str); 11] = [
+const LISTS: [(&str, &str, &str); 12] = [
     ("/api/v1/nodes", "v1", "Node"),
     ("/api/v1/namespaces", "v1", "Namespace"),
     ("/api/v1/pods", "v1", "Pod"),
@@ -45,6 +45,7 @@ const LISTS: [(&str, &str, &str); 11] = [
         "resource.k8s.io/v1",
         "ResourceClaim",
     ),
+    ("/apis/batch/v1/cronjobs", "batch/v1", "CronJob"),
 ];
 
 /// The plural of each watched resource, as the self-metrics label it.

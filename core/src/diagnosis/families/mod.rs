@@ -9,6 +9,7 @@
 
 mod blocking;
 mod containers;
+mod cronjobs;
 mod daemonsets;
 mod evicted;
 mod init_containers;
@@ -24,6 +25,7 @@ mod workloads;
 
 pub use blocking::BlockingCause;
 pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
+pub use cronjobs::CronJobCause;
 pub use daemonsets::DaemonSetCause;
 pub use evicted::EvictionCause;
 pub use init_containers::InitCause;
@@ -66,6 +68,7 @@ anomalies! {
     JobFailed = "job_failed" (VerdictCause) => JobFailed : "The job controller failed a Job (its Failed or FailureTarget condition: backoff limit, deadline, pod failure policy, failed indexes); the cause is its failed pods' (how they ended), else the controller's reason. A Job retrying within its backoffLimit is not failed.",
     JobNotCompleted = "job_not_completed" (VerdictCause) => JobNotCompleted : "An active Job does not complete: its pods are stuck (their cause), or it has been active longer than --job-after (11 hours by default) with nothing to show (running_long).",
     PodFailed = "pod_failed" (VerdictCause) => PodFailed : "A pod of no controller (a one-off run) ended in phase Failed; the cause is how its container ended (or its deadline). Evicted pods are pod_evicted.",
+    CronJobNotRunning = "cronjob_not_running" (CronJobCause) => CronJobNotRunning : "A CronJob, not suspended, has not run as its schedule says: a schedule time passed more than 5 minutes ago without a Job started (its controller's reason, or a prior Job still active under concurrencyPolicy Forbid, with that Job's own cause), its schedule or time zone starts nothing, or its runs keep failing since its last success.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
 }
 
@@ -84,5 +87,6 @@ pub const FAMILIES: &[Family] = &[
     evicted::FAMILY,
     resize::FAMILY,
     workloads::FAMILY,
+    cronjobs::FAMILY,
     unexplained::FAMILY,
 ];
