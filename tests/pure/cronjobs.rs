@@ -78,6 +78,18 @@ fn a_cron_job_that_has_not_run_for_two_days_missed_its_schedule() {
     assert_eq!(f.since.unwrap().to_string(), "2024-05-30T12:00:00Z");
     assert!(f.message.contains("2024-05-30T12:00:00Z"), "{}", f.message);
 
+    // With a starting deadline, the message says its window has closed.
+    let mut with_deadline = cj.clone();
+    with_deadline["spec"]["startingDeadlineSeconds"] = json!(200);
+    let findings = diagnose(&[with_deadline]);
+    let f = only(&findings, "db-backup");
+    assert!(
+        f.message
+            .contains("startingDeadlineSeconds (200s) has passed"),
+        "{}",
+        f.message
+    );
+
     let event = controller_event(
         "db-backup",
         "TooManyMissedTimes",

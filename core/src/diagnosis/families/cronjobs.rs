@@ -211,15 +211,23 @@ fn not_started(
     let cause = event
         .and_then(|e| schedule_error_cause(&e.reason))
         .unwrap_or(CronJobCause::MissedSchedule);
-    let deadline =
-        missed_starting_window(missed, cj.spec.starting_deadline_seconds, input.now.time())
-            .then(|| {
-                format!(
-                    "; its startingDeadlineSeconds ({}s) has passed",
-                    cj.spec.starting_deadline_seconds.unwrap_or_default()
-                )
-            })
-            .unwrap_or_default();
+    // The message says when the startingDeadlineSeconds window has closed
+    // (the controller's strict `after`), so the moment learns when it will.
+    let deadline = match cj.spec.starting_deadline_seconds {
+        Some(seconds) if missed_starting_window(missed, Some(seconds), input.now.time()) => {
+            format!("; its startingDeadlineSeconds ({seconds}s) has passed")
+        }
+        Some(seconds) => {
+            let closes = SignedDuration::from_secs(seconds)
+                .checked_add(SignedDuration::from_micros(1))
+                .and_then(|d| missed.checked_add(d).ok());
+            if let Some(t) = closes {
+                input.now.reached(t);
+            }
+            String::new()
+        }
+        None => String::new(),
+    };
     let message = match event {
         Some(e) => format!("{when}, {last}{deadline}; {}: {}", e.reason, e.message),
         None => format!("{when}, {last}{deadline}; no event of the CronJob controller says why"),
