@@ -3,6 +3,7 @@
 (import 'terminating.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'verdicts.libsonnet')
++ (import 'cronjobs.libsonnet')
 + (import 'namespaces.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'containers.libsonnet')

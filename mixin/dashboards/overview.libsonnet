@@ -485,6 +485,12 @@ local panels = import 'lib/panels.libsonnet';
             drilldown=true,
             anomaly='pod_failed',
           ),
+          p.anomalyTable(
+            'CronJobs not running',
+            'CronJobs that have not run as their schedule says, by cause: a schedule time missed (missed_schedule), a prior Job still active under Forbid (previous_run_active), a schedule or time zone that starts nothing, or runs failing since the last success; time since the first run missed.',
+            'cronjob_not_running',
+            w=12,
+          ),
 
           p.row('Refused pod creations'),
           p.timeseries(

@@ -43,7 +43,7 @@ pub struct Cli {
 pub enum Command {
     /// Watch the cluster and serve /metrics, /findings and a landing page (the default).
     Serve(serve::ServeArgs),
-    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,jobs,replicationcontrollers,events -A -o json` (or -o yaml).
+    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,jobs,replicationcontrollers,cronjobs,persistentvolumeclaims,events -A -o json` (or -o yaml).
     Diagnose(diagnose::DiagnoseArgs),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(runbook::RunbookArgs),

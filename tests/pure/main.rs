@@ -13,6 +13,7 @@ mod fuzz;
 
 mod claims;
 mod containers;
+mod cronjobs;
 mod dashboards;
 mod fuzz_corpus;
 mod held_back;

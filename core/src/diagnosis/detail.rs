@@ -114,6 +114,14 @@ pub enum Detail {
         /// `spec.storageClassName`, empty when it names none.
         storage_class: String,
     },
+    CronJob {
+        /// The Job the finding names: the active one a Forbid policy waits
+        /// for, or the newest failed one.
+        job: Option<String>,
+        /// That Job's own cause (its finding's, or its pods'), where one
+        /// explains it.
+        job_cause: Option<&'static str>,
+    },
     Refused {
         /// The Deployment whose ReplicaSet is refused.
         deployment: Option<String>,

@@ -30,6 +30,8 @@ pub enum Identity {
     DaemonSet,
     /// `namespace`, `job_name` (kube-state-metrics' label for a Job).
     Job,
+    /// `namespace`, `cronjob` (kube-state-metrics' label for a CronJob).
+    CronJob,
     /// `namespace` and `deployment`, `statefulset` or `job_name`, by the
     /// finding's kind: a family of them all.
     Workload,
@@ -52,6 +54,7 @@ impl Identity {
             Identity::Workload if kind == Kind::Job => &["namespace", "job_name"],
             Identity::Workload => &["namespace", "deployment"],
             Identity::Job => &["namespace", "job_name"],
+            Identity::CronJob => &["namespace", "cronjob"],
             Identity::Namespace => &["namespace"],
             Identity::Pod => &["namespace", "pod", "owner_kind", "owner_name"],
             Identity::Container => &["namespace", "pod", "container", "owner_kind", "owner_name"],
@@ -86,6 +89,7 @@ impl Identity {
             | Identity::DaemonSet
             | Identity::Job
             | Identity::PersistentVolumeClaim
+            | Identity::CronJob
             | Identity::Workload => vec![text(&f.namespace), f.name.to_string()],
             Identity::Controller => vec![
                 text(&f.namespace),

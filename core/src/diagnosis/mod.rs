@@ -22,6 +22,7 @@ pub(crate) mod moment;
 mod placement;
 pub mod roots;
 pub mod runbook;
+mod schedule;
 mod vocabulary;
 pub mod wording;
 
@@ -34,9 +35,9 @@ use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 pub use detail::{Detail, StuckPod};
 pub use families::{
     Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause,
-    DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause, NamespaceCause,
-    NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause, TerminatingCause,
-    VerdictCause,
+    CronJobCause, DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause,
+    NamespaceCause, NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause,
+    TerminatingCause, VerdictCause,
 };
 pub use families::{eviction_cause, terminating_cause};
 pub use family::Family;

@@ -132,6 +132,7 @@ runbooks! {
     PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained": Pod,
     ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,
+    CronJobNotRunning => "KubeLifecycleCronJobNotRunning": Workload,
     AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable": Cluster,
     PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded": Workload,
     PodCreateRefused => "KubeLifecyclePodCreateRefused": Workload,

@@ -1,13 +1,16 @@
-//! Slim Jobs and ReplicationControllers, the spec and status a ReplicaSet
-//! shares with a ReplicationController, and what the controllers of pods
-//! report when the API refuses their pods: the `ReplicaFailure` condition.
+//! Slim CronJobs, Jobs and ReplicationControllers, the spec and status a
+//! ReplicaSet shares with a ReplicationController, and what the controllers
+//! of pods report when the API refuses their pods: the `ReplicaFailure`
+//! condition.
 //!
-//! Only what the refused-creation diagnosis reads is kept: how many pods the
-//! controller wants and has, whether a Job is over, and the one condition.
+//! Only what the diagnosis reads is kept: how many pods the controller wants
+//! and has, whether a Job is over, the one condition, and a CronJob's
+//! schedule and the times its controller last started and finished a Job.
 
 use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, Meta, nullable};
+use super::name::Name;
 
 /// The `ReplicaFailure` condition of a ReplicaSet or ReplicationController,
 /// the only one of their conditions kept: the controller sets it (reason
@@ -141,6 +144,67 @@ impl Job {
     }
 }
 
+/// A CronJob (batch/v1, GA in 1.21): what its schedule says and what its
+/// controller last did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct CronJob {
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CronJobSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    pub status: CronJobStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CronJobSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub schedule: String,
+    /// An IANA zone name (GA in 1.27); None: the controller's local zone.
+    #[serde(default)]
+    pub time_zone: Option<String>,
+    #[serde(default)]
+    pub starting_deadline_seconds: Option<i64>,
+    /// `Allow` (the API's default), `Forbid` or `Replace`.
+    #[serde(default, deserialize_with = "nullable")]
+    pub concurrency_policy: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub suspend: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CronJobStatus {
+    /// The Jobs the controller counts as running, by name.
+    #[serde(default, deserialize_with = "active_jobs")]
+    pub active: Vec<Name>,
+    /// The schedule time of the last Job the controller created.
+    #[serde(default, deserialize_with = "super::time::optional")]
+    pub last_schedule_time: Option<super::meta::Time>,
+    /// When the last of its Jobs completed (1.21+).
+    #[serde(default, deserialize_with = "super::time::optional")]
+    pub last_successful_time: Option<super::meta::Time>,
+}
+
+/// `status.active[]`, object references, down to their names.
+fn active_jobs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Name>, D::Error> {
+    #[derive(Deserialize)]
+    struct Reference {
+        #[serde(default, deserialize_with = "nullable")]
+        name: Name,
+    }
+    let all: Vec<Reference> = nullable(deserializer)?;
+    Ok(all.into_iter().map(|r| r.name).collect())
+}
+
+impl CronJob {
+    /// `concurrencyPolicy: Forbid`: the controller starts no Job while one is active.
+    pub(crate) fn forbids_concurrent_runs(&self) -> bool {
+        self.spec.concurrency_policy == "Forbid"
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct ReplicationController {
     #[serde(default, deserialize_with = "nullable")]
@@ -221,6 +285,37 @@ mod tests {
         let not_over =
             job(r#"{"spec":{},"status":{"conditions":[{"type":"Failed","status":"False"}]}}"#);
         assert_eq!(not_over.wanted_active(), 1);
+    }
+
+    /// A CronJob as `kubectl get cronjob -o json` prints it (1.29).
+    #[test]
+    fn a_cron_job_keeps_its_schedule_and_what_its_controller_did() {
+        let cj: CronJob = serde_json::from_str(
+            r#"{"apiVersion":"batch/v1","kind":"CronJob",
+            "metadata":{"name":"backup","namespace":"ops","creationTimestamp":"2024-05-01T00:00:00Z","uid":"0b9d"},
+            "spec":{"concurrencyPolicy":"Forbid","failedJobsHistoryLimit":1,"schedule":"*/5 * * * *",
+              "startingDeadlineSeconds":200,"successfulJobsHistoryLimit":3,"suspend":false,"timeZone":"Europe/Berlin",
+              "jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"b","image":"busybox"}],"restartPolicy":"OnFailure"}}}}},
+            "status":{"active":[{"apiVersion":"batch/v1","kind":"Job","name":"backup-28573590","namespace":"ops","resourceVersion":"1","uid":"a1"}],
+              "lastScheduleTime":"2024-05-02T10:30:00Z","lastSuccessfulTime":"2024-05-02T10:26:07Z"}}"#,
+        )
+        .unwrap();
+        assert_eq!(cj.spec.schedule, "*/5 * * * *");
+        assert_eq!(cj.spec.time_zone.as_deref(), Some("Europe/Berlin"));
+        assert_eq!(cj.spec.starting_deadline_seconds, Some(200));
+        assert!(cj.forbids_concurrent_runs());
+        assert_eq!(cj.status.active, [Name::from("backup-28573590")]);
+        assert!(
+            cj.status.last_schedule_time
+                < cj.status
+                    .last_successful_time
+                    .map(|t| t.checked_add(jiff::SignedDuration::from_hours(1)).unwrap())
+        );
+        let bare: CronJob =
+            serde_json::from_str(r#"{"spec":{"schedule":"@hourly"},"status":{"active":null}}"#)
+                .unwrap();
+        assert!(bare.status.active.is_empty() && !bare.forbids_concurrent_runs());
+        assert_eq!(bare.status.last_schedule_time, None);
     }
 
     #[test]

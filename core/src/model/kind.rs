@@ -105,6 +105,9 @@ kinds! {
         "device claims (DRA, 1.34+): whether a pod's claim exists or is being deleted";
     PersistentVolumeClaim => "PersistentVolumeClaim", "persistentvolumeclaims", "", NONE, "v1", Namespaced, Always,
         "claims Pending on their provisioner, Terminating while pods use them, or whose expansion failed";
+    // GA in 1.21 (batch/v1beta1 until 1.25): served everywhere this exporter runs.
+    CronJob => "CronJob", "cronjobs", "batch", NONE, "v1", Namespaced, Always,
+        "CronJobs that should have started a Job and did not, or whose runs keep failing";
 }
 
 impl Kind {
@@ -202,7 +205,8 @@ mod tests {
                 "jobs",
                 "events",
                 "resourceclaims",
-                "persistentvolumeclaims"
+                "persistentvolumeclaims",
+                "cronjobs"
             ]
         );
     }

@@ -40,7 +40,8 @@ mod tests;
 pub use changes::Changes;
 pub use cluster::Cluster;
 pub use controllers::{
-    Job, JobSpec, JobStatus, ReplicasSpec, ReplicasStatus, ReplicationController,
+    CronJob, CronJobSpec, CronJobStatus, Job, JobSpec, JobStatus, ReplicasSpec, ReplicasStatus,
+    ReplicationController,
 };
 pub use event::{CoreEvent, Event, EventSubject, EventsApiEvent};
 pub use kind::Kind;

@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use serde::de::DeserializeOwned;
 
 use super::cluster::Cluster;
-use super::controllers::{Job, ReplicationController};
+use super::controllers::{CronJob, Job, ReplicationController};
 use super::event::{CoreEvent, Event};
 use super::kind::Kind;
 use super::meta::{Meta, ObjectKey};
@@ -197,6 +197,7 @@ objects! {
         Job(Job) in jobs / job,
         ResourceClaim(ResourceClaim) in resource_claims / resource_claim,
         PersistentVolumeClaim(PersistentVolumeClaim) in persistent_volume_claims / persistent_volume_claim,
+        CronJob(CronJob) in cron_jobs / cron_job,
     }
 }
 

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use common::exporter::{Exporter, example_objects, samples};
 use fake_apiserver::{FakeApiServer, Fault};
+use kube_lifecycle_exporter::model::Kind;
 use serde_json::{Value, json};
 
 mod outages;
@@ -24,38 +25,33 @@ mod relists;
 /// How long after a fault ends the exporter must agree with the API again.
 const BOUND: Duration = Duration::from_secs(45);
 
-/// The resources the exporter watches, as (list path, apiVersion, kind).
-const LISTS: [(&str, &str, &str); 11] = [
-    ("/api/v1/nodes", "v1", "Node"),
-    ("/api/v1/namespaces", "v1", "Namespace"),
-    ("/api/v1/pods", "v1", "Pod"),
-    ("/apis/apps/v1/deployments", "apps/v1", "Deployment"),
-    ("/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet"),
-    ("/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet"),
-    ("/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet"),
-    (
-        "/api/v1/replicationcontrollers",
-        "v1",
-        "ReplicationController",
-    ),
-    ("/apis/batch/v1/jobs", "batch/v1", "Job"),
-    ("/api/v1/events?fieldSelector=type%3DWarning", "v1", "Event"),
-    (
-        "/apis/resource.k8s.io/v1/resourceclaims",
-        "resource.k8s.io/v1",
-        "ResourceClaim",
-    ),
-];
+/// Each watched kind's list (path, apiVersion, kind), from the model's table
+/// of kinds: warning events only, as the exporter watches them.
+fn lists() -> Vec<(String, String, &'static str)> {
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let api_version = match kind.group() {
+                "" => kind.version().to_string(),
+                group => format!("{group}/{}", kind.version()),
+            };
+            let base = if kind.group().is_empty() {
+                "/api".to_string()
+            } else {
+                "/apis/".to_string() + kind.group()
+            };
+            let mut path = format!("{base}/{}/{}", kind.version(), kind.plural());
+            if kind == Kind::Event {
+                path.push_str("?fieldSelector=type%3DWarning");
+            }
+            (path, api_version, kind.as_str())
+        })
+        .collect()
+}
 
 /// The plural of each watched resource, as the self-metrics label it.
 fn resources() -> Vec<&'static str> {
-    LISTS
-        .iter()
-        .map(|(path, _, _)| {
-            let path = path.split('?').next().unwrap();
-            path.rsplit('/').next().unwrap()
-        })
-        .collect()
+    Kind::ALL.iter().map(|k| k.plural()).collect()
 }
 
 struct Scenario {
@@ -102,7 +98,7 @@ impl Scenario {
     /// The API's current state, as `kubectl get … -o json` would list it.
     async fn api_state(&self) -> Value {
         let mut items = Vec::new();
-        for (path, api_version, kind) in LISTS {
+        for (path, api_version, kind) in lists() {
             let list: Value = self
                 .http
                 .get(format!("{}{path}", self.server.url()))

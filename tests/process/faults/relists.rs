@@ -50,7 +50,7 @@ async fn api_server_restarted_on_an_empty_store() {
     s.wait_for(
         "every watch to have lost the API server, and the page to say so",
         async |s| {
-            logged(s, "WARN", "lost the API server").len() == LISTS.len()
+            logged(s, "WARN", "lost the API server").len() == Kind::ALL.len()
                 && s.exporter.get("/").await.1.contains("retrying since")
         },
     )
@@ -68,7 +68,7 @@ async fn api_server_restarted_on_an_empty_store() {
     // the outage's length when it was back; nothing per retry, and none of
     // the client library's own ERROR lines.
     let lost = logged(&s, "WARN", "lost the API server");
-    assert_eq!(lost.len(), LISTS.len(), "{lost:#?}");
+    assert_eq!(lost.len(), Kind::ALL.len(), "{lost:#?}");
     assert!(
         logged(&s, "ERROR", "").is_empty(),
         "{:#?}",
@@ -77,13 +77,13 @@ async fn api_server_restarted_on_an_empty_store() {
     // The findings converge once the resources they depend on are back; the
     // others follow within the bound (their backoff).
     let start = Instant::now();
-    while logged(&s, "INFO", "the API server is back after").len() < LISTS.len()
+    while logged(&s, "INFO", "the API server is back after").len() < Kind::ALL.len()
         && start.elapsed() < RELIST_BOUND
     {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     let back = logged(&s, "INFO", "the API server is back after");
-    assert_eq!(back.len(), LISTS.len(), "{back:#?}");
+    assert_eq!(back.len(), Kind::ALL.len(), "{back:#?}");
     assert!(
         back.iter().all(|l| l.contains("outage_seconds")),
         "{back:#?}"

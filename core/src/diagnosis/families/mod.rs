@@ -11,6 +11,7 @@
 mod blocking;
 mod claims;
 mod containers;
+mod cronjobs;
 mod daemonsets;
 mod evicted;
 mod init_containers;
@@ -27,6 +28,7 @@ mod workloads;
 pub use blocking::BlockingCause;
 pub use claims::ClaimCause;
 pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
+pub use cronjobs::CronJobCause;
 pub use daemonsets::DaemonSetCause;
 pub use evicted::EvictionCause;
 pub use init_containers::InitCause;
@@ -71,6 +73,7 @@ anomalies! {
     JobNotCompleted = "job_not_completed" (VerdictCause) => JobNotCompleted : "An active Job does not complete: its pods are stuck (their cause), its running pods' containers restart in place after runs that ended badly (restartPolicy OnFailure: oom_killed, exit_error), or it has been active longer than --job-after (11 hours by default) with nothing to show (running_long).",
     PodFailed = "pod_failed" (VerdictCause) => PodFailed : "A pod of no controller (a one-off run) ended in phase Failed; the cause is how its container ended (or its deadline). Evicted pods are pod_evicted.",
     ClaimStuck = "claim_stuck" (ClaimCause) => PersistentVolumeClaimStuck : "A PersistentVolumeClaim is Pending with its provisioner's error (or, past --claim-after, with no provisioner or volume to answer), Lost, Terminating past --claim-after held by the pods that use it or by a finalizer, or its expansion fails.",
+    CronJobNotRunning = "cronjob_not_running" (CronJobCause) => CronJobNotRunning : "A CronJob, not suspended, has not run as its schedule says: a schedule time passed more than 5 minutes ago without a Job started (its controller's reason, or a prior Job still active under concurrencyPolicy Forbid, with that Job's own cause), its schedule or time zone starts nothing, or its runs keep failing since its last success.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
 }
 
@@ -90,5 +93,6 @@ pub const FAMILIES: &[Family] = &[
     resize::FAMILY,
     claims::FAMILY,
     workloads::FAMILY,
+    cronjobs::FAMILY,
     unexplained::FAMILY,
 ];

@@ -272,7 +272,8 @@ fn verdict_of(f: &Finding) -> VerdictCause {
         | Cause::JobFailed(_)
         | Cause::JobNotCompleted(_)
         | Cause::PodFailed(_)
-        | Cause::ClaimStuck(_) => VerdictCause::PodStuck,
+        | Cause::ClaimStuck(_)
+        | Cause::CronJobNotRunning(_) => VerdictCause::PodStuck,
     }
 }
 
