@@ -72,7 +72,7 @@ fn a_cron_job_that_has_not_run_for_two_days_missed_its_schedule() {
         json!({"schedule": "*/15 * * * *", "concurrencyPolicy": "Allow", "suspend": false}),
         json!({"lastScheduleTime": "2024-05-30T11:45:00Z", "lastSuccessfulTime": "2024-05-30T11:46:12Z"}),
     );
-    let findings = diagnose(&[cj.clone()]);
+    let findings = diagnose(std::slice::from_ref(&cj));
     let f = only(&findings, "db-backup");
     assert_eq!(f.cause.to_string(), "missed_schedule");
     assert_eq!(f.since.unwrap().to_string(), "2024-05-30T12:00:00Z");
@@ -177,7 +177,7 @@ fn the_time_zone_decides_when_it_was_due() {
         json!({"schedule": "30 4 * * 0", "timeZone": "Europe/Berlin"}),
         json!({"lastScheduleTime": "2024-05-26T02:30:00Z"}),
     );
-    let before = diagnose_at(&[weekly.clone()], "2024-06-02T02:34:00Z");
+    let before = diagnose_at(std::slice::from_ref(&weekly), "2024-06-02T02:34:00Z");
     assert_eq!(cron_findings(&before), []);
     let after = diagnose_at(&[weekly], "2024-06-02T02:36:00Z");
     let f = only(&after, "weekly");
