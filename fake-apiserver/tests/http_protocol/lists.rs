@@ -259,7 +259,13 @@ async fn single_objects_discovery_and_unknown_paths() {
         .collect();
     assert_eq!(
         groups,
-        ["apps", "batch", "resource.k8s.io", "events.k8s.io"]
+        [
+            "apps",
+            "batch",
+            "policy",
+            "resource.k8s.io",
+            "events.k8s.io"
+        ]
     );
     let (_, core) = get(&server, "/api/v1").await;
     assert!(
