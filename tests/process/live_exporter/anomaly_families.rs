@@ -177,6 +177,10 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             Some("monitoring"),
             "my-prom-prometheus-node-exporter",
         ),
+        // The DaemonSet whose pod had no sandbox goes too: with its pod gone
+        // and its status still short, it would be a verdict of its own status
+        // (pods not in view).
+        ("apps/v1", "DaemonSet", Some("default"), "dnsuutils-ds"),
         // The stuck rollout is rolled back (its new ReplicaSet's pod goes with
         // the Deployment's verdict), the failed Job and the failed pod deleted.
         ("v1", "Pod", Some("web"), "gui-5cd74fc875-7hx2m"),
@@ -228,7 +232,8 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         ("db-migrate", json!({"active": 1})),
         (
             "log-agent",
-            json!({"desiredNumberScheduled": 7, "currentNumberScheduled": 7}),
+            json!({"desiredNumberScheduled": 7, "currentNumberScheduled": 7,
+                   "numberReady": 7, "numberAvailable": 7}),
         ),
         ("api-7b9c5d6f4", json!({"replicas": 2})),
         ("queue", json!({"replicas": 3})),

@@ -222,7 +222,14 @@ pub(super) fn update_stuck(
     let (explanation, said) = match counted.iter().find_map(|p| known.of(p)) {
         Some(first) => (explain([first]).filter(|e| !e.covered)?, String::new()),
         None if not_ready => (
-            short_by_status(input, Kind::StatefulSet, m, &counted, s.is_rolling_out())?,
+            short_by_status(
+                input,
+                Kind::StatefulSet,
+                m,
+                &counted,
+                wanted,
+                s.is_rolling_out(),
+            )?,
             not_in_view(ready, wanted, counted.len()),
         ),
         None => return None,
@@ -273,6 +280,7 @@ pub(super) fn daemonset_stuck(
                     Kind::DaemonSet,
                     m,
                     &pods,
+                    wanted,
                     status.updated_number_scheduled < wanted,
                 )?,
                 not_in_view(status.number_ready, wanted, pods.len()),

@@ -427,7 +427,8 @@ fn long_enough(input: &Input<'_>, since: Option<Time>) -> bool {
 /// shortage has lasted `--unavailable-after`: the pods it counts missing are
 /// not in view (never created, deleted, or left out of a dump). A pod of it
 /// in view that is not Ready, or is being deleted, is its own family's to
-/// explain: the controller waits on it, and so does this verdict. Neither
+/// explain: the controller waits on it, and so does this verdict; with as
+/// many Ready pods in view as it wants, nothing is missing. Neither
 /// controller writes a condition with a transition time, and the model keeps
 /// no Normal events (the pods' creations): the shortage dates from the
 /// earliest warning about the controller, else from its creation.
@@ -436,9 +437,15 @@ fn short_by_status(
     kind: Kind,
     meta: &Meta,
     pods: &[&Pod],
+    wanted: i32,
     rolling_out: bool,
 ) -> Option<Explanation> {
     if pods.iter().any(|p| p.is_terminating() || !p.is_ready()) {
+        return None;
+    }
+    // As many Ready pods in view as it wants: its status is older than its
+    // pods, and no pod is missing.
+    if pods.len() >= usize::try_from(wanted).unwrap_or(0) {
         return None;
     }
     // Mid-update with no pod listed at all, a fresh rollout looks stuck.
