@@ -57,6 +57,11 @@ pub fn blocks() -> Vec<Block> {
             text: kubectl_get(),
         },
         Block {
+            path: "docs/runbooks/KubeLifecycleExporterDown.md",
+            name: "kubectl-get",
+            text: kubectl_get(),
+        },
+        Block {
             path: "docs/metrics.md",
             name: "catalogue",
             text: catalogue.metrics_markdown(),

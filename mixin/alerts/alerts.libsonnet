@@ -10,6 +10,7 @@
 + (import 'probes.libsonnet')
 + (import 'resize.libsonnet')
 + (import 'claims.libsonnet')
++ (import 'drains.libsonnet')
 + (import 'images.libsonnet')
 + (import 'refused.libsonnet')
 + (import 'exporter.libsonnet')

@@ -197,6 +197,15 @@ local rules = import '../lib/rules.libsonnet';
       equal: [c.clusterLabel, 'namespace', 'daemonset'],
     },
     {
+      // A drain held by a budget short of healthy pods: the mixin says the
+      // budget lacks healthy pods, this pack says which drain waits on it.
+      // The alert names the budget as kube-state-metrics does (namespace,
+      // poddisruptionbudget).
+      source_matchers: ['alertname="KubeLifecycleNodeDrainBlocked"'],
+      target_matchers: ['alertname="KubePdbNotEnoughHealthyPods"'],
+      equal: [c.clusterLabel, 'namespace', 'poddisruptionbudget'],
+    },
+    {
       // A lost node: the mixin's alerts about the node itself (and its
       // kubelet's and kube-proxy's targets where they carry `node`).
       source_matchers: ['alertname="KubeLifecycleNodeLost"'],

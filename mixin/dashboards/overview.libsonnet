@@ -344,6 +344,11 @@ local panels = import 'lib/panels.libsonnet';
             'Claims Pending on their provisioner (a missing storage class, quota, the driver\'s error, no provisioner running, no volume), Lost, Terminating while pods use them, or failing an expansion, with their storage class and since when.',
             'claim_stuck',
           ),
+          p.anomalyTable(
+            'Drains blocked',
+            'Nodes being drained (cordoned, or tainted by an autoscaler) past --drain-after that keep pods a drain cannot evict, with the first such pod, the PodDisruptionBudget that holds it and since when the node is being emptied.',
+            'node_drain_blocked',
+          ),
 
           p.row('Namespace deletion'),
           p.table(

@@ -28,5 +28,6 @@ local yaml = import '../lib/yaml.libsonnet';
   #   KubeLifecycleDaemonSetRolloutStuck          KubeDaemonSetRolloutStuck
   #   KubeLifecycleJobFailed                      KubeJobFailed
   #   KubeLifecycleJobNotCompleted                KubeJobNotCompleted
+  #   KubeLifecycleNodeDrainBlocked               KubePdbNotEnoughHealthyPods (the budget it names)
 |||
 + yaml.manifest({ inhibit_rules: mixin.kubernetesMixinInhibitRules })

@@ -43,7 +43,7 @@ pub struct Cli {
 pub enum Command {
     /// Watch the cluster and serve /metrics, /findings and a landing page (the default).
     Serve(serve::ServeArgs),
-    /// Diagnose a dump of `kubectl get pods,nodes,namespaces,deployments,replicasets,statefulsets,daemonsets,jobs,replicationcontrollers,cronjobs,persistentvolumeclaims,events -A -o json` (or -o yaml).
+    /// Diagnose a dump of `kubectl get <the kinds it watches> -A -o json` (or -o yaml): README's "Diagnose a cluster from a dump" has the command.
     Diagnose(diagnose::DiagnoseArgs),
     /// Print an alert's runbook (embedded in the binary); without an alert, list them.
     Runbook(runbook::RunbookArgs),
@@ -158,6 +158,10 @@ pub(crate) struct Thresholds {
     /// A PersistentVolumeClaim Pending this long with no provisioner's error (none running, or no volume and no class), or Terminating this long, is `claim_stuck`.
     #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CLAIM_AFTER")]
     pub(crate) claim_after: SignedDuration,
+
+    /// A node being drained (cordoned, or tainted by an autoscaler draining it) this long that keeps pods a drain cannot evict (a PodDisruptionBudget allowing no disruption, a pod of no controller, one stuck Terminating) is `node_drain_blocked`.
+    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_DRAIN_AFTER")]
+    pub(crate) drain_after: SignedDuration,
 }
 
 impl Thresholds {
@@ -171,6 +175,7 @@ impl Thresholds {
             job_after: self.job_after,
             gated_after: self.gated_after,
             claim_after: self.claim_after,
+            drain_after: self.drain_after,
         }
     }
 }

@@ -414,6 +414,7 @@ const KUBERNETES_MIXIN_FOR: &[(&str, &str)] = &[
     ("KubeDaemonSetNotScheduled", "10m"),
     ("KubeDaemonSetRolloutStuck", "15m"),
     ("KubeDaemonSetMisScheduled", "15m"),
+    ("KubePdbNotEnoughHealthyPods", "15m"),
     ("KubeJobFailed", "15m"),
     ("KubeNodeNotReady", "15m"),
     ("KubeNodeUnreachable", "15m"),

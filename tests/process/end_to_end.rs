@@ -199,6 +199,8 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         // Left on a node declared out of service: someone acted on the node,
         // so no NodeLost page for it, and the pod's own ticket goes out.
         ("KubeLifecyclePodTerminatingNodeLost", "pod", "postgres-1"),
+        // An upgrade's drain held by a budget over one replica: a ticket.
+        ("KubeLifecycleNodeDrainBlocked", "node", "pool-b-node-3"),
         (
             "KubeLifecyclePodUnschedulable",
             "pod",

@@ -15,6 +15,7 @@ mod claims;
 mod containers;
 mod cronjobs;
 mod dashboards;
+mod drains;
 mod fuzz_corpus;
 mod held_back;
 mod namespaces;

@@ -122,6 +122,14 @@ pub enum Detail {
         /// explains it.
         job_cause: Option<&'static str>,
     },
+    Drain {
+        /// The first pod a drain cannot evict (`namespace/name`; empty when
+        /// only an autoscaler's words say the drain fails), and how many.
+        pod: String,
+        blocking_pods: usize,
+        /// The PodDisruptionBudget that holds it, in the pod's namespace.
+        budget: Option<String>,
+    },
     Refused {
         /// The Deployment whose ReplicaSet is refused.
         deployment: Option<String>,

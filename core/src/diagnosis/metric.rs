@@ -40,6 +40,8 @@ pub enum Identity {
     Controller,
     /// `namespace`, `persistentvolumeclaim` (kube-state-metrics' label).
     PersistentVolumeClaim,
+    /// `node`: a node (kube-state-metrics' label).
+    Node,
     /// `namespace`, `owner_kind`, `owner_name`: the controller of the pod a
     /// finding is about (empty for a pod of none); for families that count
     /// pods by owner rather than one series each.
@@ -56,6 +58,7 @@ impl Identity {
             Identity::Job => &["namespace", "job_name"],
             Identity::CronJob => &["namespace", "cronjob"],
             Identity::Namespace => &["namespace"],
+            Identity::Node => &["node"],
             Identity::Pod => &["namespace", "pod", "owner_kind", "owner_name"],
             Identity::Container => &["namespace", "pod", "container", "owner_kind", "owner_name"],
             Identity::Deployment => &["namespace", "deployment"],
@@ -69,7 +72,7 @@ impl Identity {
     /// The label values for a finding.
     pub fn values(self, f: &Finding) -> Vec<String> {
         match self {
-            Identity::Namespace => vec![f.name.to_string()],
+            Identity::Namespace | Identity::Node => vec![f.name.to_string()],
             Identity::Pod => {
                 let (kind, name) = owner(f);
                 vec![text(&f.namespace), f.name.to_string(), kind, name]

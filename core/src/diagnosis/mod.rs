@@ -35,7 +35,7 @@ use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 pub use detail::{Detail, StuckPod};
 pub use families::{
     Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause,
-    CronJobCause, DaemonSetCause, EvictionCause, FAMILIES, ImagePullCause, InitCause,
+    CronJobCause, DaemonSetCause, DrainCause, EvictionCause, FAMILIES, ImagePullCause, InitCause,
     NamespaceCause, NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause,
     TerminatingCause, VerdictCause,
 };
@@ -91,6 +91,9 @@ pub struct Settings {
     /// A PersistentVolumeClaim Pending this long with no provisioner's word,
     /// or Terminating this long, is `claim_stuck`.
     pub claim_after: SignedDuration,
+    /// A node being drained this long that keeps pods a drain cannot evict
+    /// is `node_drain_blocked`.
+    pub drain_after: SignedDuration,
 }
 
 impl Default for Settings {
@@ -106,6 +109,11 @@ impl Default for Settings {
             // A running provisioner reports its first failed attempt within
             // a minute or so; five minutes of silence is none answering.
             claim_after: SignedDuration::from_mins(5),
+            // A drain evicts what it can within a minute or two; a budget
+            // still at zero after ten is not a replacement coming up. With
+            // the alert's five minutes a ticket is raised at fifteen, when
+            // an EKS managed node group's update gives up on the node.
+            drain_after: SignedDuration::from_mins(10),
         }
     }
 }

@@ -133,6 +133,7 @@ runbooks! {
     ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
     DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,
     CronJobNotRunning => "KubeLifecycleCronJobNotRunning": Workload,
+    NodeDrainBlocked => "KubeLifecycleNodeDrainBlocked": Node,
     AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable": Cluster,
     PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded": Workload,
     PodCreateRefused => "KubeLifecyclePodCreateRefused": Workload,

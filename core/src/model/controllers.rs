@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, Meta, nullable};
 use super::name::Name;
+use super::pod_disruption_budget::TemplateLabels;
 
 /// The `ReplicaFailure` condition of a ReplicaSet or ReplicationController,
 /// the only one of their conditions kept: the controller sets it (reason
@@ -228,6 +229,9 @@ pub struct ReplicasSpec {
     /// The API defaults a missing count to 1.
     #[serde(default)]
     pub replicas: Option<i32>,
+    /// Its pods' labels, which PodDisruptionBudgets select.
+    #[serde(default, deserialize_with = "nullable")]
+    pub template: TemplateLabels,
 }
 
 impl ReplicasSpec {

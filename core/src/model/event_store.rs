@@ -9,6 +9,7 @@ use hashbrown::Equivalent;
 use parking_lot::Mutex;
 
 use super::event::Event;
+use super::kind::Kind;
 use super::meta::{ObjectKey, Time};
 use super::name::SharedSet;
 
@@ -55,7 +56,14 @@ fn is_probe_kill(event: &Event) -> bool {
 impl EventStore {
     fn subject(event: &Event) -> Subject {
         let r = &event.regarding;
-        let namespace = if r.namespace.is_empty() {
+        // A node's events are written in some namespace (`default`, mostly):
+        // what they are about is not in it.
+        let cluster_scoped = Kind::ALL
+            .iter()
+            .any(|k| !k.is_namespaced() && k.as_str() == r.kind.as_str());
+        let namespace = if cluster_scoped {
+            String::new()
+        } else if r.namespace.is_empty() {
             event.key.namespace.to_string()
         } else {
             r.namespace.clone()

@@ -108,6 +108,9 @@ kinds! {
     // GA in 1.21 (batch/v1beta1 until 1.25): served everywhere this exporter runs.
     CronJob => "CronJob", "cronjobs", "batch", NONE, "v1", Namespaced, Always,
         "CronJobs that should have started a Job and did not, or whose runs keep failing";
+    // GA in 1.21 (policy/v1beta1 until 1.25).
+    PodDisruptionBudget => "PodDisruptionBudget", "poddisruptionbudgets", "policy", NONE, "v1", Namespaced, Always,
+        "the budgets that keep a cordoned node's pods from being evicted";
 }
 
 impl Kind {
@@ -206,7 +209,8 @@ mod tests {
                 "events",
                 "resourceclaims",
                 "persistentvolumeclaims",
-                "cronjobs"
+                "cronjobs",
+                "poddisruptionbudgets"
             ]
         );
     }

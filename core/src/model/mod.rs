@@ -6,7 +6,7 @@
 //! - `kind.rs`: the table of kinds; `object.rs`: an object of any of them, and
 //!   the type each kind decodes into;
 //! - `pod.rs`, `node.rs`, `namespace.rs`, `workload.rs`, `controllers.rs`,
-//!   `event.rs`, `persistent_volume_claim.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
+//!   `event.rs`, `persistent_volume_claim.rs`, `pod_disruption_budget.rs`: the slim types, with `meta.rs`, `name.rs`, `uid.rs`, `time.rs` for what they share;
 //!   `pod_wire.rs` and `deferred.rs`: how a pod is decoded into its slim type;
 //! - `cluster/`: the cluster and its indexes, kept with `index.rs`,
 //!   `owner.rs` (controllers as their dependents name them) and
@@ -28,6 +28,7 @@ mod object;
 mod owner;
 mod persistent_volume_claim;
 mod pod;
+mod pod_disruption_budget;
 mod pod_wire;
 mod resource_claim;
 mod time;
@@ -61,6 +62,10 @@ pub use pod::{
     PodCondition, PodConditions, PodPhase, PodResourceClaim, PodResourceClaimStatus, PodSpec,
     PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
     Waiting,
+};
+pub use pod_disruption_budget::{
+    BudgetSpec, BudgetStatus, IntOrPercent, LabelRequirement, LabelSelector, PodDisruptionBudget,
+    TemplateLabels,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;

@@ -1,17 +1,95 @@
-//! The slim Node: readiness, taints and labels (for DaemonSet placement).
+//! The slim Node: readiness, taints and labels (for DaemonSet placement),
+//! and whether and since when it is cordoned or being drained.
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
+use super::meta::{Condition, ConditionStatus, Labels, Meta, Time, nullable};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "NodeWire")]
 pub struct Node {
-    #[serde(default, deserialize_with = "nullable")]
     pub metadata: Meta<Labels>,
-    #[serde(default, deserialize_with = "nullable")]
     pub spec: NodeSpec,
-    #[serde(default, deserialize_with = "nullable")]
     pub status: NodeStatus,
+    /// While the node is being drained, when its cordon or taints were
+    /// last written: the latest `metadata.managedFields` entry that owns
+    /// `spec.unschedulable` or `spec.taints` (`kubectl cordon`'s, the node
+    /// controller's taint after it, an autoscaler's). Nothing else in a
+    /// Node dates a cordon; `kubectl get -o json` leaves managedFields
+    /// out, the watch carries them.
+    pub cordoned_at: Option<Time>,
+}
+
+#[derive(Deserialize)]
+struct NodeWire {
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: NodeMetaWire,
+    #[serde(default, deserialize_with = "nullable")]
+    spec: NodeSpec,
+    #[serde(default, deserialize_with = "nullable")]
+    status: NodeStatus,
+}
+
+#[derive(Default, Deserialize)]
+struct NodeMetaWire {
+    #[serde(flatten)]
+    meta: Meta<Labels>,
+    #[serde(rename = "managedFields", default, deserialize_with = "cordon_written")]
+    cordoned_at: Option<Time>,
+}
+
+impl From<NodeWire> for Node {
+    fn from(wire: NodeWire) -> Self {
+        let mut node = Node {
+            metadata: wire.metadata.meta,
+            spec: wire.spec,
+            status: wire.status,
+            cordoned_at: None,
+        };
+        if node.is_draining() {
+            node.cordoned_at = wire.metadata.cordoned_at;
+        }
+        node
+    }
+}
+
+/// A `managedFields` entry, down to its time and whether it owns
+/// `spec.unschedulable` or `spec.taints`.
+#[derive(Deserialize)]
+struct ManagedFields {
+    #[serde(default, deserialize_with = "super::time::optional")]
+    time: Option<Time>,
+    #[serde(rename = "fieldsV1", default)]
+    fields: Option<OwnedFields>,
+}
+
+#[derive(Deserialize)]
+struct OwnedFields {
+    #[serde(rename = "f:spec", default)]
+    spec: Option<OwnedSpecFields>,
+}
+
+#[derive(Deserialize)]
+struct OwnedSpecFields {
+    #[serde(rename = "f:unschedulable", default)]
+    unschedulable: Option<IgnoredAny>,
+    #[serde(rename = "f:taints", default)]
+    taints: Option<IgnoredAny>,
+}
+
+fn cordon_written<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Time>, D::Error> {
+    let all: Vec<ManagedFields> = nullable(deserializer)?;
+    Ok(all
+        .into_iter()
+        .filter(|m| {
+            m.fields
+                .as_ref()
+                .and_then(|f| f.spec.as_ref())
+                .is_some_and(|s| s.unschedulable.is_some() || s.taints.is_some())
+        })
+        .filter_map(|m| m.time)
+        .max())
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -24,6 +102,7 @@ pub struct NodeSpec {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Taint {
     #[serde(default, deserialize_with = "nullable")]
     pub key: String,
@@ -31,6 +110,9 @@ pub struct Taint {
     pub value: String,
     #[serde(default, deserialize_with = "nullable")]
     pub effect: String,
+    /// Written for NoExecute taints only.
+    #[serde(default, deserialize_with = "super::time::optional")]
+    pub time_added: Option<Time>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -74,7 +156,44 @@ impl Node {
     pub(crate) fn is_ready(&self) -> bool {
         self.readiness() == Readiness::Ready
     }
+
+    /// Whether the node is being emptied: cordoned (`spec.unschedulable`),
+    /// or tainted by an autoscaler that is draining it (cluster-autoscaler's
+    /// `ToBeDeletedByClusterAutoscaler`, Karpenter's `karpenter.sh/disrupted`
+    /// and, before v1, `karpenter.sh/disruption`).
+    pub(crate) fn is_draining(&self) -> bool {
+        self.spec.unschedulable || DRAIN_TAINTS.iter().any(|k| self.has_taint(k))
+    }
+
+    /// When the node began to be emptied, where the node says: the write of
+    /// its cordon, or cluster-autoscaler's taint (its value is the Unix time
+    /// it was added).
+    pub(crate) fn draining_since(&self) -> Option<Time> {
+        let autoscaler = self
+            .spec
+            .taints
+            .iter()
+            .filter(|t| t.key == CLUSTER_AUTOSCALER_DELETION)
+            .find_map(|t| {
+                t.time_added.or_else(|| {
+                    t.value
+                        .parse::<i64>()
+                        .ok()
+                        .and_then(|s| Time::from_second(s).ok())
+                })
+            });
+        [self.cordoned_at, autoscaler].into_iter().flatten().min()
+    }
 }
+
+const CLUSTER_AUTOSCALER_DELETION: &str = "ToBeDeletedByClusterAutoscaler";
+
+/// The taints of the autoscalers that drain a node (beside the cordon).
+const DRAIN_TAINTS: [&str; 3] = [
+    CLUSTER_AUTOSCALER_DELETION,
+    "karpenter.sh/disrupted",
+    "karpenter.sh/disruption",
+];
 
 #[cfg(test)]
 mod tests {
@@ -91,7 +210,56 @@ mod tests {
         )
         .unwrap();
         assert_eq!(node.readiness(), Readiness::Unknown);
+        assert!(!node.is_draining());
         assert_eq!(node.status.ready.unwrap().reason, "NodeStatusUnknown");
         assert_eq!(node.metadata.labels["kubernetes.io/hostname"], "n1");
+    }
+
+    #[test]
+    fn a_cordon_is_dated_by_the_managed_fields_entry_that_wrote_it() {
+        let node: Node = serde_json::from_str(
+            r#"{"metadata":{"name":"n1","managedFields":[
+                  {"manager":"kubelet","operation":"Update","time":"2024-05-01T09:00:00Z",
+                   "fieldsV1":{"f:status":{"f:conditions":{}}}},
+                  {"manager":"kubectl-cordon","operation":"Update","time":"2024-05-01T10:00:00Z",
+                   "fieldsV1":{"f:spec":{"f:unschedulable":{}}}}]},
+                "spec":{"unschedulable":true,"taints":[
+                  {"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule","timeAdded":null}]}}"#,
+        )
+        .unwrap();
+        assert!(node.is_draining());
+        assert_eq!(
+            node.draining_since().unwrap().to_string(),
+            "2024-05-01T10:00:00Z"
+        );
+        // Uncordoned since: the old entry dates nothing.
+        let uncordoned: Node = serde_json::from_str(
+            r#"{"metadata":{"name":"n1","managedFields":[
+                  {"manager":"kubectl-cordon","time":"2024-05-01T10:00:00Z",
+                   "fieldsV1":{"f:spec":{"f:unschedulable":{}}}}]},"spec":{}}"#,
+        )
+        .unwrap();
+        assert!(!uncordoned.is_draining());
+        assert_eq!(uncordoned.draining_since(), None);
+    }
+
+    #[test]
+    fn an_autoscaler_taint_marks_a_drain_and_cluster_autoscaler_dates_it() {
+        let node: Node = serde_json::from_str(
+            r#"{"metadata":{"name":"n1"},"spec":{"taints":[
+                  {"key":"ToBeDeletedByClusterAutoscaler","value":"1714557600","effect":"NoSchedule"}]}}"#,
+        )
+        .unwrap();
+        assert!(node.is_draining());
+        assert_eq!(
+            node.draining_since().unwrap().to_string(),
+            "2024-05-01T10:00:00Z"
+        );
+        let karpenter: Node = serde_json::from_str(
+            r#"{"spec":{"taints":[{"key":"karpenter.sh/disrupted","effect":"NoSchedule"}]}}"#,
+        )
+        .unwrap();
+        assert!(karpenter.is_draining());
+        assert_eq!(karpenter.draining_since(), None);
     }
 }

@@ -16,6 +16,7 @@ use super::namespace::Namespace;
 use super::node::Node;
 use super::persistent_volume_claim::PersistentVolumeClaim;
 use super::pod::Pod;
+use super::pod_disruption_budget::PodDisruptionBudget;
 use super::resource_claim::ResourceClaim;
 use super::uid::Uid;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
@@ -198,6 +199,7 @@ objects! {
         ResourceClaim(ResourceClaim) in resource_claims / resource_claim,
         PersistentVolumeClaim(PersistentVolumeClaim) in persistent_volume_claims / persistent_volume_claim,
         CronJob(CronJob) in cron_jobs / cron_job,
+        PodDisruptionBudget(PodDisruptionBudget) in pod_disruption_budgets / pod_disruption_budget,
     }
 }
 

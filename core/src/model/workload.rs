@@ -5,6 +5,7 @@ use serde::Deserialize;
 use super::controllers::{ReplicasSpec, ReplicasStatus};
 use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
 use super::pod::ContainerSpec;
+use super::pod_disruption_budget::TemplateLabels;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Deployment {
@@ -137,6 +138,10 @@ pub struct StatefulSetSpec {
     pub pod_management_policy: String,
     #[serde(default, deserialize_with = "nullable")]
     pub update_strategy: StatefulSetUpdateStrategy,
+    /// Its pods' labels (beside the controller's own per pod), which
+    /// PodDisruptionBudgets select.
+    #[serde(default, deserialize_with = "nullable")]
+    pub template: TemplateLabels,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

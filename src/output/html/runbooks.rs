@@ -184,10 +184,14 @@ pub(crate) fn runbook(runbook: Runbook, now: &Evidence) -> String {
     )
 }
 
-/// Markdown to HTML. Raw HTML in the Markdown is shown as text, not interpreted.
+/// Markdown to HTML. Raw HTML in the Markdown is shown as text, not
+/// interpreted; comments (the generated blocks' markers) are dropped.
 pub(super) fn markdown(markdown: &str) -> String {
     use pulldown_cmark::{Event, Options, Parser, html};
     let parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) if raw.trim_start().starts_with("<!--") => {
+            Event::Text("".into())
+        }
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         other => other,
     });

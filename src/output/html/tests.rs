@@ -21,6 +21,15 @@ fn markdown_renders_and_raw_html_is_shown_as_text() {
     assert!(html.contains("<h1>Title</h1>"));
     assert!(html.contains("<code>kubectl get pods</code>"));
     assert!(!html.contains("<script>"));
+    // A generated block's markers are not shown; what a comment hides is not run.
+    let html = markdown(
+        "<!-- BEGIN GENERATED: x -->\n`a`\n<!-- END GENERATED: x -->\n<!-- --><script>alert(1)</script>\n",
+    );
+    assert!(html.contains("<code>a</code>"), "{html}");
+    assert!(
+        !html.contains("GENERATED") && !html.contains("script>"),
+        "{html}"
+    );
 }
 
 fn pod(ns: &str, name: &str, node: &str, cause: Cause, message: &str) -> Arc<Finding> {

@@ -825,3 +825,51 @@ pub fn device_driver_missing() -> Vec<Value> {
     }
     objects
 }
+
+/// A cluster upgrade drains worker-2: the checkout Deployment's budget says
+/// minAvailable 2 over its 2 replicas (the shape of kured#82 and
+/// eks-anywhere#5189), so the eviction API refuses its pod there for ever.
+/// kubectl cordon's managedFields entry dates the drain.
+pub fn drain_blocked_by_budget() -> Vec<Value> {
+    let mut objects = healthy_nodes(&["worker-1", "worker-2"]);
+    let node = &mut objects[1];
+    node["spec"] = json!({"unschedulable": true, "taints": [
+        {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]});
+    node["metadata"]["managedFields"] = json!([
+        {"manager": "kubectl-cordon", "operation": "Update", "apiVersion": "v1", "time": at(-1500),
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:unschedulable": {}}}}]);
+    let labels = json!({"app": "checkout", "pod-template-hash": "5d8f7c6b9"});
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "checkout", "namespace": "shop", "uid": uid("checkout"), "generation": 1},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "checkout"}}},
+        "status": {"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "readyReplicas": 2,
+            "availableReplicas": 2,
+            "conditions": [{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable",
+                "lastTransitionTime": at(-7000)}]}}));
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "checkout-5d8f7c6b9", "namespace": "shop", "uid": uid("checkout-5d8f7c6b9"),
+            "creationTimestamp": at(-7200), "labels": labels, "ownerReferences": owner("Deployment", "checkout")},
+        "spec": {"replicas": 2, "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "app", "image": "ghcr.io/acme/checkout:4.1"}]}}},
+        "status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}}));
+    for (name, node) in [
+        ("checkout-5d8f7c6b9-7xk2p", "worker-1"),
+        ("checkout-5d8f7c6b9-m4q9z", "worker-2"),
+    ] {
+        objects.push(running(
+            "shop",
+            name,
+            node,
+            owner("ReplicaSet", "checkout-5d8f7c6b9"),
+            "ghcr.io/acme/checkout:4.1",
+        ));
+    }
+    objects.push(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "checkout", "namespace": "shop", "uid": uid("pdb-checkout"), "generation": 1},
+        "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "checkout"}}},
+        "status": {"observedGeneration": 1, "disruptionsAllowed": 0, "currentHealthy": 2,
+            "desiredHealthy": 2, "expectedPods": 2,
+            "conditions": [{"type": "DisruptionAllowed", "status": "False", "reason": "InsufficientPods",
+                "message": "", "lastTransitionTime": at(-7000), "observedGeneration": 1}]}}));
+    objects
+}

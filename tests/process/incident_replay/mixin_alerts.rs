@@ -210,6 +210,17 @@ pub(super) fn kubernetes_mixin(objects: &[Value]) -> Vec<Value> {
                     alerts.push(ksm_alert("KubeJobNotCompleted", "0s", labels));
                 }
             }
+            // apps_alerts.libsonnet: desired_healthy - current_healthy > 0.
+            "PodDisruptionBudget"
+                if int_of(o, &["status", "desiredHealthy"])
+                    > int_of(o, &["status", "currentHealthy"]) =>
+            {
+                alerts.push(ksm_alert(
+                    "KubePdbNotEnoughHealthyPods",
+                    "15s",
+                    json!({"namespace": namespace, "poddisruptionbudget": name}),
+                ));
+            }
             "Node" if !node_ready(o) => {
                 let unschedulable = o["spec"]["unschedulable"] == true;
                 if !unschedulable {

@@ -177,6 +177,27 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             ),
             true,
         ),
+        // A drain held by a budget short of healthy pods: the mixin's alert
+        // about that budget goes quiet, not another namespace's budget of the
+        // same name.
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleNodeDrainBlocked", "node": "worker-2", "cause": "budget_pods_unhealthy", "namespace": "shop", "pod": "web-7d9f8-x2x4z", "poddisruptionbudget": "web", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubePdbNotEnoughHealthyPods", "namespace": "shop", "poddisruptionbudget": "web"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubePdbNotEnoughHealthyPods", "namespace": "staging", "poddisruptionbudget": "web"}),
+            ),
+            true,
+        ),
         // Another cluster's identical object is never silenced by this one's.
         (
             json!({"alertname": "KubePodCrashLooping", "namespace": "shop", "pod": "web-1", "container": "app", "cluster": "staging", "severity": "warning"}),

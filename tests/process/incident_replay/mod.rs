@@ -322,6 +322,18 @@ const INCIDENTS: &[Incident] = &[
         disturbed: false,
         extra_mixin: no_extra,
     },
+    // An upgrade's drain held by a budget as large as its Deployment: a
+    // ticket (alerts/README.md: a drain blocked during an upgrade).
+    Incident {
+        name: "drain-blocked",
+        objects: drain_blocked_by_budget,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleNodeDrainBlocked"),
+        disturbed: false,
+        extra_mixin: no_extra,
+    },
     Incident {
         name: "device-driver",
         objects: device_driver_missing,

@@ -13,6 +13,7 @@ mod claims;
 mod containers;
 mod cronjobs;
 mod daemonsets;
+mod drains;
 mod evicted;
 mod init_containers;
 mod namespaces;
@@ -30,6 +31,7 @@ pub use claims::ClaimCause;
 pub use containers::{ConfigCause, CrashLoopCause, CreatingCause, ImagePullCause};
 pub use cronjobs::CronJobCause;
 pub use daemonsets::DaemonSetCause;
+pub use drains::DrainCause;
 pub use evicted::EvictionCause;
 pub use init_containers::InitCause;
 pub use namespaces::NamespaceCause;
@@ -74,6 +76,7 @@ anomalies! {
     PodFailed = "pod_failed" (VerdictCause) => PodFailed : "A pod of no controller (a one-off run) ended in phase Failed; the cause is how its container ended (or its deadline). Evicted pods are pod_evicted.",
     ClaimStuck = "claim_stuck" (ClaimCause) => PersistentVolumeClaimStuck : "A PersistentVolumeClaim is Pending with its provisioner's error (or, past --claim-after, with no provisioner or volume to answer), Lost, Terminating past --claim-after held by the pods that use it or by a finalizer, or its expansion fails.",
     CronJobNotRunning = "cronjob_not_running" (CronJobCause) => CronJobNotRunning : "A CronJob, not suspended, has not run as its schedule says: a schedule time passed more than 5 minutes ago without a Job started (its controller's reason, or a prior Job still active under concurrencyPolicy Forbid, with that Job's own cause), its schedule or time zone starts nothing, or its runs keep failing since its last success.",
+    NodeDrainBlocked = "node_drain_blocked" (DrainCause) => NodeDrainBlocked : "A node being drained (cordoned, or tainted by an autoscaler that drains it) for longer than --drain-after (10 minutes by default) keeps pods a drain cannot evict: held by a PodDisruptionBudget that allows no disruption, covered by two budgets, of no controller, or stuck Terminating; or an autoscaler says its drain fails.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
 }
 
@@ -94,5 +97,6 @@ pub const FAMILIES: &[Family] = &[
     claims::FAMILY,
     workloads::FAMILY,
     cronjobs::FAMILY,
+    drains::FAMILY,
     unexplained::FAMILY,
 ];

@@ -273,7 +273,8 @@ fn verdict_of(f: &Finding) -> VerdictCause {
         | Cause::JobNotCompleted(_)
         | Cause::PodFailed(_)
         | Cause::ClaimStuck(_)
-        | Cause::CronJobNotRunning(_) => VerdictCause::PodStuck,
+        | Cause::CronJobNotRunning(_)
+        | Cause::NodeDrainBlocked(_) => VerdictCause::PodStuck,
     }
 }
 
