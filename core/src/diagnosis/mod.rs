@@ -33,13 +33,9 @@ use jiff::SignedDuration;
 use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
 pub use detail::{Detail, StuckPod};
-pub use families::{
-    Anomaly, BlockingCause, Cause, ClaimCause, ConfigCause, CrashLoopCause, CreatingCause,
-    CronJobCause, DaemonSetCause, DrainCause, EvictionCause, FAMILIES, ImagePullCause, InitCause,
-    NamespaceCause, NotReadyCause, PendingCause, RefusalCause, ResizeCause, StuckCause,
-    TerminatingCause, VerdictCause,
-};
-pub use families::{eviction_cause, terminating_cause};
+// Every family's cause type, the anomalies and the list of families: a new
+// family's causes are exported here without a line of their own.
+pub use families::*;
 pub use family::Family;
 pub(crate) use family::{AllVerdicts, Found, Input, Judge, KeptByPod, Verdicts};
 pub use incremental::Incremental;

@@ -54,13 +54,14 @@ impl<'de> Deserialize<'de> for NotKept {
 pub type Labels = BTreeMap<String, String>;
 
 /// The part of `metadata` the diagnosis reads. `L` is [`Labels`] where labels are
-/// needed and [`NotKept`] elsewhere, so pods do not carry their labels in memory.
+/// needed and [`NotKept`] elsewhere, so pods do not carry their labels in memory;
+/// `M` what a kind reads of `managedFields` (a node: when its cordon was written).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(
     rename_all = "camelCase",
-    bound(deserialize = "L: Deserialize<'de> + Default")
+    bound(deserialize = "L: Deserialize<'de> + Default, M: Deserialize<'de> + Default")
 )]
-pub struct Meta<L = NotKept> {
+pub struct Meta<L = NotKept, M = NotKept> {
     #[serde(default, deserialize_with = "nullable")]
     pub name: Name,
     /// Empty for cluster-scoped objects. Interned: a namespace's objects share it.
@@ -92,9 +93,11 @@ pub struct Meta<L = NotKept> {
     pub controller_ref: Option<Arc<OwnerReference>>,
     #[serde(default, deserialize_with = "nullable")]
     pub labels: L,
+    #[serde(default, deserialize_with = "nullable")]
+    pub managed_fields: M,
 }
 
-impl<L> Meta<L> {
+impl<L, M> Meta<L, M> {
     /// The owner reference with `controller: true`, the one controllers act on.
     pub fn controller(&self) -> Option<&OwnerReference> {
         self.controller_ref.as_deref()
@@ -177,8 +180,8 @@ impl ObjectKey {
     }
 }
 
-impl<L> From<&Meta<L>> for ObjectKey {
-    fn from(meta: &Meta<L>) -> Self {
+impl<L, M> From<&Meta<L, M>> for ObjectKey {
+    fn from(meta: &Meta<L, M>) -> Self {
         ObjectKey::new(meta.namespace.clone(), meta.name.clone())
     }
 }

@@ -52,7 +52,7 @@ pub use meta::{
 };
 pub use name::Name;
 pub use namespace::{Namespace, NamespaceSpec, NamespaceStatus};
-pub use node::{Node, NodeSpec, NodeStatus, Readiness, Taint};
+pub use node::{CordonWritten, Node, NodeSpec, NodeStatus, Readiness, Taint};
 pub use object::KindVisitor;
 pub use object::{Object, Slim};
 pub use persistent_volume_claim::{ClaimSpec, ClaimStatus, PersistentVolumeClaim};

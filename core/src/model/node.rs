@@ -7,50 +7,26 @@ use serde::{Deserialize, Deserializer};
 use super::meta::{Condition, ConditionStatus, Labels, Meta, Time, nullable};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(from = "NodeWire")]
 pub struct Node {
-    pub metadata: Meta<Labels>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub metadata: Meta<Labels, CordonWritten>,
+    #[serde(default, deserialize_with = "nullable")]
     pub spec: NodeSpec,
+    #[serde(default, deserialize_with = "nullable")]
     pub status: NodeStatus,
-    /// While the node is being drained, when its cordon or taints were
-    /// last written: the latest `metadata.managedFields` entry that owns
-    /// `spec.unschedulable` or `spec.taints` (`kubectl cordon`'s, the node
-    /// controller's taint after it, an autoscaler's). Nothing else in a
-    /// Node dates a cordon; `kubectl get -o json` leaves managedFields
-    /// out, the watch carries them.
-    pub cordoned_at: Option<Time>,
 }
 
-#[derive(Deserialize)]
-struct NodeWire {
-    #[serde(default, deserialize_with = "nullable")]
-    metadata: NodeMetaWire,
-    #[serde(default, deserialize_with = "nullable")]
-    spec: NodeSpec,
-    #[serde(default, deserialize_with = "nullable")]
-    status: NodeStatus,
-}
+/// When a node's cordon or taints were last written: the latest
+/// `metadata.managedFields` entry that owns `spec.unschedulable` or
+/// `spec.taints` (`kubectl cordon`'s, the node controller's taint after
+/// it, an autoscaler's). Nothing else in a Node dates a cordon; `kubectl
+/// get -o json` leaves managedFields out, the watch carries them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CordonWritten(Option<Time>);
 
-#[derive(Default, Deserialize)]
-struct NodeMetaWire {
-    #[serde(flatten)]
-    meta: Meta<Labels>,
-    #[serde(rename = "managedFields", default, deserialize_with = "cordon_written")]
-    cordoned_at: Option<Time>,
-}
-
-impl From<NodeWire> for Node {
-    fn from(wire: NodeWire) -> Self {
-        let mut node = Node {
-            metadata: wire.metadata.meta,
-            spec: wire.spec,
-            status: wire.status,
-            cordoned_at: None,
-        };
-        if node.is_draining() {
-            node.cordoned_at = wire.metadata.cordoned_at;
-        }
-        node
+impl<'de> Deserialize<'de> for CordonWritten {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        cordon_written(deserializer).map(CordonWritten)
     }
 }
 
@@ -157,8 +133,8 @@ impl Node {
         self.readiness() == Readiness::Ready
     }
 
-    /// Whether the node is being emptied: cordoned (`spec.unschedulable`),
-    /// or tainted by an autoscaler that is draining it (cluster-autoscaler's
+    /// Whether the node is being emptied: cordoned (`spec.unschedulable`, or
+    /// the taint that mirrors it), or tainted by an autoscaler draining it (cluster-autoscaler's
     /// `ToBeDeletedByClusterAutoscaler`, Karpenter's `karpenter.sh/disrupted`
     /// and, before v1, `karpenter.sh/disruption`).
     pub(crate) fn is_draining(&self) -> bool {
@@ -169,6 +145,9 @@ impl Node {
     /// its cordon, or cluster-autoscaler's taint (its value is the Unix time
     /// it was added).
     pub(crate) fn draining_since(&self) -> Option<Time> {
+        if !self.is_draining() {
+            return None;
+        }
         let autoscaler = self
             .spec
             .taints
@@ -182,14 +161,17 @@ impl Node {
                         .and_then(|s| Time::from_second(s).ok())
                 })
             });
-        [self.cordoned_at, autoscaler].into_iter().flatten().min()
+        let cordoned = self.metadata.managed_fields.0;
+        [cordoned, autoscaler].into_iter().flatten().min()
     }
 }
 
 const CLUSTER_AUTOSCALER_DELETION: &str = "ToBeDeletedByClusterAutoscaler";
 
-/// The taints of the autoscalers that drain a node (beside the cordon).
-const DRAIN_TAINTS: [&str; 3] = [
+/// The taints of a drained node: the node controller's for a cordon (where
+/// a dump leaves `spec.unschedulable` out), the autoscalers' that drain it.
+const DRAIN_TAINTS: [&str; 4] = [
+    "node.kubernetes.io/unschedulable",
     CLUSTER_AUTOSCALER_DELETION,
     "karpenter.sh/disrupted",
     "karpenter.sh/disruption",

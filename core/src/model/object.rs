@@ -22,7 +22,7 @@ use super::uid::Uid;
 use super::workload::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 
 /// Name, namespace and resourceVersion.
-fn parts<L>(m: &Meta<L>) -> (&str, &str, &str) {
+fn parts<L, M>(m: &Meta<L, M>) -> (&str, &str, &str) {
     (&m.name, &m.namespace, &m.resource_version)
 }
 

@@ -163,9 +163,11 @@ impl PodDisruptionBudget {
     }
 
     /// Whether it allows no disruption even with every pod it covers
-    /// healthy: `maxUnavailable: 0`, or `minAvailable` all of them.
+    /// healthy: `maxUnavailable: 0`, `minAvailable` all of them, or (a
+    /// percentage rounded up over few pods) none allowed while all are.
     pub(crate) fn allows_none_by_design(&self) -> bool {
-        let pods = self.status.expected_pods;
+        let s = &self.status;
+        let pods = s.expected_pods;
         self.spec
             .max_unavailable
             .as_ref()
@@ -175,6 +177,7 @@ impl PodDisruptionBudget {
                 .min_available
                 .as_ref()
                 .is_some_and(|m| pods > 0 && m.is_all_of(pods))
+            || (pods > 0 && s.current_healthy >= pods && s.disruptions_allowed == 0)
     }
 }
 
@@ -243,6 +246,12 @@ mod tests {
         );
         assert!(!short.allows_none_by_design());
         assert!(!short.evicts_unhealthy());
+        // 50% of one pod rounds up to it: all healthy, none allowed.
+        let half_of_one = budget(
+            r#"{"spec":{"minAvailable":"50%"},
+                "status":{"disruptionsAllowed":0,"currentHealthy":1,"desiredHealthy":1,"expectedPods":1}}"#,
+        );
+        assert!(half_of_one.allows_none_by_design());
         let always: PodDisruptionBudget = budget(
             r#"{"spec":{"minAvailable":"50%","unhealthyPodEvictionPolicy":"AlwaysAllow"},
                 "status":{"currentHealthy":1,"desiredHealthy":2,"expectedPods":4,

@@ -13,7 +13,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
-                >= 37.0
+                >= 38.0
         })
         .await;
     for (family, labels) in [
@@ -118,6 +118,16 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             "kube_lifecycle_pod_pending_since_timestamp_seconds",
             vec![("pod", "trainer-0"), ("cause", "claims_pending")],
         ),
+        (
+            "kube_lifecycle_node_drain_blocked_since_timestamp_seconds",
+            vec![
+                ("node", "pool-b-node-3"),
+                ("cause", "budget_allows_none"),
+                ("namespace", "cache"),
+                ("pod", "redis-master-0"),
+                ("poddisruptionbudget", "redis-master"),
+            ],
+        ),
     ] {
         assert!(
             has(&metrics, family, &labels),
@@ -193,6 +203,13 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         ("v1", "Pod", Some("web"), "search-api-6f7d8c9b5-r2x4k"),
         ("v1", "Pod", Some("team-a"), "sample-job-x7k2p-0-5tq8w"),
         ("v1", "Pod", Some("db"), "postgres-1"),
+        // The budget that held the drain is relaxed away: the drain goes on.
+        (
+            "policy/v1",
+            "PodDisruptionBudget",
+            Some("cache"),
+            "redis-master",
+        ),
     ] {
         assert!(
             server.delete(api_version, kind, namespace, name).is_some(),

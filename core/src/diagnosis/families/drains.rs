@@ -292,16 +292,18 @@ fn held_by<'a>(pod: &'a Pod, budget: &'a PodDisruptionBudget) -> Option<Blocked<
         (
             DrainCause::BudgetAllowsNone,
             format!(
-                "{rule} of {} pods: it allows no disruption even when all are healthy",
-                s.expected_pods
+                "{rule} of {}: it allows no disruption even when all are healthy",
+                count(s.expected_pods, "pod", "pods")
             ),
         )
     } else {
         (
             DrainCause::BudgetPodsUnhealthy,
             format!(
-                "{rule}: {} of {} pods healthy, {} needed",
-                s.current_healthy, s.expected_pods, s.desired_healthy
+                "{rule}: {} of {} healthy, {} needed",
+                s.current_healthy,
+                count(s.expected_pods, "pod", "pods"),
+                s.desired_healthy
             ),
         )
     };
