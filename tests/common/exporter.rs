@@ -200,6 +200,19 @@ pub fn has(metrics: &str, name: &str, labels: &[(&str, &str)]) -> bool {
 }
 
 /// The objects of examples/incidents.yaml, as JSON values.
+/// How many findings the embedded example makes as of its own moment: what
+/// the tests of the CLI, the plugin and the live exporter count theirs
+/// against (tests/process/diagnose_cli.rs pins which findings they are).
+pub fn example_findings() -> usize {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/incidents.yaml"
+    ))
+    .unwrap();
+    let loaded = kube_lifecycle_exporter::source::dump::load_str(&text).unwrap();
+    kube_lifecycle_exporter::diagnosis::diagnose(&loaded.cluster, loaded.now.unwrap()).len()
+}
+
 pub fn example_objects() -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

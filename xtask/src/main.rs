@@ -151,11 +151,13 @@ fn render_mixin(
     catalogue: &str,
     outputs: &mut Outputs,
 ) -> Result<(Vec<(String, String)>, String)> {
+    let groups = mixin::alert_groups(root)?;
+    outputs.generated(mixin::ALERT_GROUPS, groups.clone());
     let mixin::Rendered {
         files,
         dashboards,
         blocks,
-    } = mixin::render(root, catalogue)?;
+    } = mixin::render(root, catalogue, &groups)?;
     let rendered: BTreeSet<String> = dashboards
         .iter()
         .map(|(name, _)| format!("dashboards/{name}"))

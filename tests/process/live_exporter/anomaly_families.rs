@@ -13,7 +13,7 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             samples(m, "kube_lifecycle_findings", &[])
                 .iter()
                 .sum::<f64>()
-                >= 38.0
+                >= example_findings() as f64
         })
         .await;
     for (family, labels) in [

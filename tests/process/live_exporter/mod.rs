@@ -5,7 +5,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use common::exporter::{Exporter, example_objects, has, samples};
+use common::exporter::{Exporter, example_findings, example_objects, has, samples};
 use fake_apiserver::{FakeApiServer, Fault};
 use serde_json::{Value, json};
 
