@@ -28,5 +28,9 @@ local yaml = import '../lib/yaml.libsonnet';
   #   KubeLifecycleDaemonSetRolloutStuck          KubeDaemonSetRolloutStuck
   #   KubeLifecycleJobFailed                      KubeJobFailed
   #   KubeLifecycleJobNotCompleted                KubeJobNotCompleted
+  #   KubeLifecycleCronJobNotRunning              KubeJobNotCompleted, KubeJobFailed (the Job it names)
+  #   KubeLifecyclePersistentVolumeClaimStuck     KubePersistentVolume(Inodes)FillingUp (warning),
+  #     (resize_failed, resize_infeasible)          for the same claim
+  #   KubeLifecycleExplainedByRootCause           the pods' and workloads' alerts of a root's victims
 |||
 + yaml.manifest({ inhibit_rules: mixin.kubernetesMixinInhibitRules })

@@ -415,6 +415,10 @@ const KUBERNETES_MIXIN_FOR: &[(&str, &str)] = &[
     ("KubeDaemonSetRolloutStuck", "15m"),
     ("KubeDaemonSetMisScheduled", "15m"),
     ("KubeJobFailed", "15m"),
+    // storage_alerts.libsonnet: the predicted (warning) ones, which are the
+    // only ones inhibited (their critical namesakes fire after 1m).
+    ("KubePersistentVolumeFillingUp", "1h"),
+    ("KubePersistentVolumeInodesFillingUp", "1h"),
     ("KubeNodeNotReady", "15m"),
     ("KubeNodeUnreachable", "15m"),
     ("KubeNodeReadinessFlapping", "15m"),
