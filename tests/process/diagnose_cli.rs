@@ -61,8 +61,10 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Namespace -/old-tenant namespace_terminating namespace_finalizer",
         "Pod ci/log-backfill-28617780-kq2zs pod_pending node_disk_pressure",
         "Pod default/cpu-hungry pod_pending insufficient_cpu",
+        "Pod default/fastdfs-group0-storage0-0 pod_pending claim_stuck",
         "Pod default/nightly-batch-7d8f9c5b6-h4j2k pod_pending not_scheduled",
         "Pod default/report-builder-5f7b9c6d4-2mzvq pod_pending insufficient_pods",
+        "Pod loculus/ena-submission-list-cronjob-28619220-7tq4m pod_pending insufficient_cpu",
         "Pod ml/trainer-0 pod_pending claims_pending",
         "Pod team-a/sample-job-x7k2p-0-5tq8w pod_pending gated_too_long",
         "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
@@ -85,7 +87,10 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod web/search-api-6f7d8c9b5-r2x4k pod_resize infeasible",
         "Deployment web/gui rollout_stuck image_pull",
         "Job reports/monthly-invoices job_failed oom_killed",
+        "Job loculus/ena-submission-list-cronjob-28619220 job_not_completed pending",
         "Pod ops/restore-orders-db[restore] pod_failed exit_error",
+        "PersistentVolumeClaim default/storage0-data-fastdfs-group0-storage0-0 claim_stuck storage_class_missing",
+        "CronJob loculus/ena-submission-list-cronjob cronjob_not_running previous_run_active",
     ];
     assert_eq!(got, want);
 }
@@ -174,7 +179,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 38, "{text}");
+    assert_eq!(lines.len(), 43, "{text}");
     let header = lines[0];
     for column in [
         "NAMESPACE",
@@ -199,7 +204,7 @@ fn the_table_is_aligned_and_names_every_finding() {
     assert!(text.contains("deployment/crontab-runner"));
     assert!(text.contains("0/4 nodes: 3 insufficient_cpu, 1 node_not_ready"));
     assert!(text.contains("1/3 pods, deployment invoice, quota billing-compute, limits.memory"));
-    assert!(stderr(&out).contains("37 findings"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("42 findings"), "{}", stderr(&out));
 }
 
 #[test]
@@ -426,7 +431,7 @@ fn the_example_is_judged_as_of_its_own_now() {
         let cells: String = line.chars().skip(age_at).take(detail_at - age_at).collect();
         ages.push(cells.trim().to_string());
     }
-    assert_eq!(ages.len(), 37, "{text}");
+    assert_eq!(ages.len(), 42, "{text}");
     for age in &ages {
         // `45m`, `3h47m`, `1d2h`: nothing older than two days.
         let days: u32 = age.split_once('d').map_or(0, |(d, _)| d.parse().unwrap());

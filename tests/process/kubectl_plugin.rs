@@ -130,7 +130,7 @@ async fn a_large_cluster_is_listed_in_pages_with_progress() {
         "{progress}"
     );
     assert_eq!(progress.lines().count(), 1, "{progress}");
-    assert!(progress.ends_with(": 37 findings\n"), "{progress}");
+    assert!(progress.ends_with(": 42 findings\n"), "{progress}");
     // Every page was read.
     let pod_pages = server
         .requests()
@@ -261,7 +261,7 @@ async fn on_a_terminal_progress_is_one_line_rewritten_in_place() {
     assert_eq!(lines.len(), 1, "one line on the terminal: {terminal:?}");
     // Erased at the end, then the summary.
     assert!(
-        lines[0].contains("\r\x1b[K") && lines[0].trim_end().ends_with(": 37 findings"),
+        lines[0].contains("\r\x1b[K") && lines[0].trim_end().ends_with(": 42 findings"),
         "{terminal:?}"
     );
     assert!(!terminal.contains("listed "), "{terminal:?}");
