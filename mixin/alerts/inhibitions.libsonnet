@@ -23,6 +23,13 @@ local rules = import '../lib/rules.libsonnet';
     'KubeLifecycleJobNotCompleted',
   ],
 
+  // The alerts about one Job, each naming it by `job_name`.
+  local jobAlerts = [
+    'KubeLifecycleJobFailed',
+    'KubeLifecycleJobNotCompleted',
+    'KubeLifecycleJobBlockedByTerminating',
+  ],
+
   // Where a root cause's alert fires, KubeLifecycleExplainedByRootCause fires
   // for each object it explains (alerts/roots.libsonnet) and inhibits the
   // alerts about that object, matching on the labels that name it, one rule
@@ -106,6 +113,14 @@ local rules = import '../lib/rules.libsonnet';
       equal: [c.clusterLabel, 'namespace', 'owner_kind', 'owner_name'],
     },
     {
+      // A CronJob that skips its runs (`previous_run_active`) or whose runs
+      // fail (`runs_failing`) names the Job that makes it so (`job_name`):
+      // that Job's own alert, sooner and with the cause, is the one ticket.
+      source_matchers: [names(jobAlerts)],
+      target_matchers: ['alertname="KubeLifecycleCronJobNotRunning"'],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
+    },
+    {
       // Pod sandboxes failing for one cause on several nodes: the per-node
       // tickets for that cause.
       source_matchers: ['alertname="KubeLifecyclePodSandboxFailing"'],
@@ -185,6 +200,24 @@ local rules = import '../lib/rules.libsonnet';
       source_matchers: ['alertname="KubeLifecycleJobNotCompleted"'],
       target_matchers: ['alertname="KubeJobNotCompleted"'],
       equal: [c.clusterLabel, 'namespace', 'job_name'],
+    },
+    {
+      // A CronJob's ticket names the Job it waits for or that failed: the
+      // mixin's alerts about that Job say only that it runs long or failed.
+      source_matchers: ['alertname="KubeLifecycleCronJobNotRunning"'],
+      target_matchers: [names(['KubeJobNotCompleted', 'KubeJobFailed'])],
+      equal: [c.clusterLabel, 'namespace', 'job_name'],
+    },
+    {
+      // A claim whose expansion fails is why the mixin's prediction that its
+      // volume fills up comes true: one ticket, ours, naming the resizer's
+      // error. Only the predicted (warning, 1h) alerts: the critical ones
+      // (under 3% free, 1m) fire before ours can. KubePersistentVolumeErrors
+      // is about a PersistentVolume Failed or Pending, none a stuck claim has
+      // (a Pending claim has none, a Lost one's is gone), and fires at 5m.
+      source_matchers: ['alertname="KubeLifecyclePersistentVolumeClaimStuck"', 'cause=~"resize_failed|resize_infeasible"'],
+      target_matchers: [names(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp']), 'severity="warning"'],
+      equal: [c.clusterLabel, 'namespace', 'persistentvolumeclaim'],
     },
     {
       source_matchers: ['alertname="KubeLifecycleStatefulSetPodStuck"'],

@@ -28,6 +28,8 @@ local rules = import '../lib/rules.libsonnet';
     KubeLifecycleRegistryPullFailing: spec('KubeLifecycleRegistryPullFailing', name='registry'),
     KubeLifecycleAdmissionWebhookUnreachable: spec('KubeLifecycleAdmissionWebhookUnreachable', name='webhook'),
     KubeLifecycleSchedulerNotScheduling: spec('KubeLifecycleSchedulerNotScheduling'),
+    // `claim` is namespace/name, as the root is named (label_join in its rule).
+    KubeLifecyclePersistentVolumeClaimStuck: spec('KubeLifecyclePersistentVolumeClaimStuck', name='claim'),
   },
 
   // The alert that folds: it never notifies.

@@ -29,5 +29,9 @@ local yaml = import '../lib/yaml.libsonnet';
   #   KubeLifecycleJobFailed                      KubeJobFailed
   #   KubeLifecycleJobNotCompleted                KubeJobNotCompleted
   #   KubeLifecycleNodeDrainBlocked               KubePdbNotEnoughHealthyPods (the budget it names)
+  #   KubeLifecycleCronJobNotRunning              KubeJobNotCompleted, KubeJobFailed (the Job it names)
+  #   KubeLifecyclePersistentVolumeClaimStuck     KubePersistentVolume(Inodes)FillingUp (warning),
+  #     (resize_failed, resize_infeasible)          for the same claim
+  #   KubeLifecycleExplainedByRootCause           the pods' and workloads' alerts of a root's victims
 |||
 + yaml.manifest({ inhibit_rules: mixin.kubernetesMixinInhibitRules })

@@ -61,8 +61,10 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Namespace -/old-tenant namespace_terminating namespace_finalizer",
         "Pod ci/log-backfill-28617780-kq2zs pod_pending node_disk_pressure",
         "Pod default/cpu-hungry pod_pending insufficient_cpu",
+        "Pod default/fastdfs-group0-storage0-0 pod_pending claim_stuck",
         "Pod default/nightly-batch-7d8f9c5b6-h4j2k pod_pending not_scheduled",
         "Pod default/report-builder-5f7b9c6d4-2mzvq pod_pending insufficient_pods",
+        "Pod loculus/ena-submission-list-cronjob-28619220-7tq4m pod_pending insufficient_cpu",
         "Pod ml/trainer-0 pod_pending claims_pending",
         "Pod team-a/sample-job-x7k2p-0-5tq8w pod_pending gated_too_long",
         "Pod default/dnsuutils-ds-7q6dr container_creating sandbox_image_pull",
@@ -85,7 +87,10 @@ fn the_example_gives_one_finding_per_incident_and_none_for_healthy_objects() {
         "Pod web/search-api-6f7d8c9b5-r2x4k pod_resize infeasible",
         "Deployment web/gui rollout_stuck image_pull",
         "Job reports/monthly-invoices job_failed oom_killed",
+        "Job loculus/ena-submission-list-cronjob-28619220 job_not_completed pending",
         "Pod ops/restore-orders-db[restore] pod_failed exit_error",
+        "PersistentVolumeClaim default/storage0-data-fastdfs-group0-storage0-0 claim_stuck storage_class_missing",
+        "CronJob loculus/ena-submission-list-cronjob cronjob_not_running previous_run_active",
         "Node -/pool-b-node-3 node_drain_blocked budget_allows_none",
     ];
     assert_eq!(got, want);

@@ -284,6 +284,31 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         ("KubeLifecycleJobFailed", "job_name", "monthly-invoices"),
         ("KubeLifecycleJobFailed", "cause", "oom_killed"),
         ("KubeLifecyclePodFailed", "pod", "restore-orders-db"),
+        // A CronJob skipping its runs behind a Job whose pod cannot be
+        // scheduled: the Job's verdict is the one ticket; the CronJob's
+        // names that Job and is inhibited by it.
+        (
+            "KubeLifecycleJobNotCompleted",
+            "job_name",
+            "ena-submission-list-cronjob-28619220",
+        ),
+        (
+            "KubeLifecycleJobNotCompleted",
+            "pod_cause",
+            "insufficient_cpu",
+        ),
+        // A claim naming a storage class that does not exist: its ticket is
+        // the root cause of its pod and StatefulSet, which have none.
+        (
+            "KubeLifecyclePersistentVolumeClaimStuck",
+            "persistentvolumeclaim",
+            "storage0-data-fastdfs-group0-storage0-0",
+        ),
+        (
+            "KubeLifecyclePersistentVolumeClaimStuck",
+            "cause",
+            "storage_class_missing",
+        ),
     ]
     .into_iter()
     .collect();
@@ -397,6 +422,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         "KubeLifecyclePodTerminatingNodeLost",
         "KubeLifecycleDeploymentRecreateBlocked",
         "KubeLifecycleJobBlockedByTerminating",
+        "KubeLifecycleCronJobNotRunning",
     ] {
         assert!(firing_names.contains(inhibited), "{firing_names:?}");
     }
@@ -487,4 +513,6 @@ const SEEDED_FAMILIES: &[&str] = &[
     "kube_lifecycle_daemonset_unscheduled_nodes",
     "kube_lifecycle_workload_pod_create_refused_since_timestamp_seconds",
     "kube_lifecycle_workload_pod_create_refused_missing_pods",
+    "kube_lifecycle_cronjob_not_running_since_timestamp_seconds",
+    "kube_lifecycle_claim_stuck_since_timestamp_seconds",
 ];

@@ -93,7 +93,7 @@ async fn a_snapshot_page_says_what_it_shows_and_runbooks_open_on_the_evidence() 
     // What explains them: the root causes, oldest first, each with its victims
     // by kind and a link to the findings it explains.
     assert!(
-        page.text.contains("<h3 id=\"roots\">Root causes (11)</h3>"),
+        page.text.contains("<h3 id=\"roots\">Root causes (13)</h3>"),
         "{}",
         page.text
     );

@@ -86,7 +86,7 @@ fn claim_finding<'a>(findings: &'a [diagnosis::Finding], name: &str) -> &'a diag
 /// `standard`, which the cluster does not have; its pod is unschedulable with
 /// "pod has unbound immediate PersistentVolumeClaims" (in the words of
 /// kubernetes/website#26943). The claim says why,
-/// and so does the pod.
+/// and so does the pod, whose cause is the claim's (`claim_stuck`).
 #[test]
 fn a_claim_naming_a_missing_storage_class_explains_its_pending_pod() {
     let pvc = claim(
@@ -129,7 +129,9 @@ fn a_claim_naming_a_missing_storage_class_explains_its_pending_pod() {
         .iter()
         .find(|f| f.name == "web-0")
         .expect("the pod's finding");
-    assert_eq!(pod.cause, Cause::PodPending(PendingCause::VolumeBinding));
+    // The claim's own cause stands for the pod's: its alert speaks for both.
+    assert_eq!(pod.cause, Cause::PodPending(PendingCause::ClaimStuck));
+    assert_eq!(pod.runbook(), Runbook::PersistentVolumeClaimStuck);
     assert!(
         pod.message.ends_with(
             r#"; claim data-web-0 storage_class_missing: ProvisioningFailed: storageclass.storage.k8s.io "standard" not found"#

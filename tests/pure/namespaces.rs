@@ -286,3 +286,55 @@ fn discovery_failure_outranks_the_pods() {
     assert_eq!(f.cause.to_string(), "discovery_failed");
     assert_eq!(f.node, None);
 }
+
+/// The namespace controller's own words (pkg/controller/namespace/deletion:
+/// "Some content in the namespace has finalizers remaining:
+/// kubernetes.io/pvc-protection in 1 resource instances") count the claims
+/// that hold it; the finding names them, with their finalizers. A claim not
+/// deleted, or deleted with no finalizer left, is not named.
+#[test]
+fn claims_held_by_finalizers_are_named() {
+    let conditions = replace(
+        healthy_conditions(),
+        condition(
+            "NamespaceFinalizersRemaining",
+            "True",
+            "SomeFinalizersRemain",
+            "Some content in the namespace has finalizers remaining: kubernetes.io/pvc-protection in 1 resource instances, snapshot.storage.kubernetes.io/pvc-as-source-protection in 1 resource instances",
+        ),
+    );
+    let claim = |name: &str, deleted: bool, finalizers: &[&str]| {
+        let mut claim = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "legacy", "uid": format!("uid-{name}"),
+                         "creationTimestamp": "2024-05-01T00:00:00Z", "finalizers": finalizers},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "volumeName": format!("pvc-{name}"),
+                     "resources": {"requests": {"storage": "8Gi"}}},
+            "status": {"phase": "Bound", "capacity": {"storage": "8Gi"}}});
+        if deleted {
+            claim["metadata"]["deletionTimestamp"] = json!("2024-06-01T11:00:01Z");
+        }
+        claim
+    };
+    let findings = diagnose(&[
+        terminating("legacy", conditions, &["kubernetes"]),
+        claim("data-db-0", true, &["kubernetes.io/pvc-protection"]),
+        claim(
+            "restore-src",
+            true,
+            &["snapshot.storage.kubernetes.io/pvc-as-source-protection"],
+        ),
+        claim("cache", false, &["kubernetes.io/pvc-protection"]),
+    ]);
+    let f = findings
+        .iter()
+        .find(|f| f.name == "legacy")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(f.cause.to_string(), "finalizers_remaining");
+    assert!(
+        f.message.ends_with(
+            "; 2 PersistentVolumeClaims held by finalizers: data-db-0 (kubernetes.io/pvc-protection), restore-src (snapshot.storage.kubernetes.io/pvc-as-source-protection)"
+        ),
+        "{}",
+        f.message
+    );
+}

@@ -316,3 +316,102 @@ fn a_pod_alone_has_no_root_cause() {
     let roots = explain(&scheduler_name_typo());
     assert!(roots.is_empty(), "{:?}", keys(&roots));
 }
+
+/// A StatefulSet's claim names a storage class that does not exist
+/// (ZP-AlwaysWin/K8S-FastDFS#6): the claim is the root cause of the pod
+/// Pending on it and of the StatefulSet, which gets no verdict of its own;
+/// the pod's cause is the claim's.
+#[test]
+fn a_stuck_claim_explains_the_pods_pending_on_it_and_their_workload() {
+    let objects = storage_class_missing();
+    let roots = explain(&objects);
+    assert_eq!(
+        keys(&roots),
+        ["claim/default/storage0-data-fastdfs-group0-storage0-0 claim_stuck"]
+    );
+    let claim = root(
+        &roots,
+        "claim/default/storage0-data-fastdfs-group0-storage0-0",
+    );
+    assert_eq!(
+        claim.runbook.alert(),
+        "KubeLifecyclePersistentVolumeClaimStuck"
+    );
+    assert_eq!(
+        victims(claim, VictimKind::Pod),
+        ["default/fastdfs-group0-storage0-0"]
+    );
+    assert_eq!(
+        victims(claim, VictimKind::StatefulSet),
+        ["default/fastdfs-group0-storage0"]
+    );
+    let (findings, _) = explain_at(&objects, Time::now());
+    let findings: Vec<_> = findings.iter().map(|f| (**f).clone()).collect();
+    let causes: Vec<(String, String)> = crate::common::causes(&findings);
+    assert_eq!(
+        causes,
+        [
+            ("pod_pending".to_string(), "claim_stuck".to_string()),
+            (
+                "claim_stuck".to_string(),
+                "storage_class_missing".to_string()
+            ),
+        ],
+        "{findings:#?}"
+    );
+    let pod = findings.iter().find(|f| f.kind.as_str() == "Pod").unwrap();
+    assert!(
+        pod.message.ends_with(
+            r#"; claim storage0-data-fastdfs-group0-storage0-0 storage_class_missing: ProvisioningFailed: storageclass.storage.k8s.io "fast" not found"#
+        ),
+        "{}",
+        pod.message
+    );
+}
+
+/// A claim stuck with no pod waiting on it (Terminating while its pod
+/// runs) is a root of its own alert with no victims; a claim that binds
+/// is none.
+#[test]
+fn a_stuck_claim_no_pod_waits_on_has_no_victims() {
+    let mut objects = storage_class_missing();
+    // Only the claim and its event: no pod uses it.
+    objects.retain(|o| o["kind"] != "Pod" && o["kind"] != "StatefulSet");
+    let roots = explain(&objects);
+    let claim = root(
+        &roots,
+        "claim/default/storage0-data-fastdfs-group0-storage0-0",
+    );
+    assert!(claim.victims.is_empty(), "{:?}", claim.victims);
+    assert_eq!(claim.findings.len(), 1);
+}
+
+/// A CronJob skipping runs behind its Job (loculus-project/loculus#4198): no
+/// root cause outside them; the Job's verdict is its pod's template's root,
+/// and the CronJob's finding names the Job by the label its alert is matched
+/// on.
+#[test]
+fn a_cronjob_behind_a_stuck_job_names_the_job() {
+    let objects = cronjob_blocked_by_stuck_job();
+    let (findings, _) = explain_at(&objects, Time::now());
+    let cronjob = findings
+        .iter()
+        .find(|f| f.kind.as_str() == "CronJob")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(cronjob.cause.to_string(), "previous_run_active");
+    assert_eq!(
+        cronjob.detail,
+        kube_lifecycle_exporter::diagnosis::Detail::CronJob {
+            job: Some("ena-submission-list-cronjob-29431080".to_string()),
+            job_cause: Some("pending"),
+        },
+        "{}",
+        cronjob.message
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.kind.as_str() == "Job" && f.anomaly().to_string() == "job_not_completed"),
+        "{findings:#?}"
+    );
+}

@@ -4,8 +4,9 @@
 //! A finding that something outside its own object explains names that
 //! thing: a lost node, a node that cannot make pod sandboxes or is under
 //! pressure, an image registry, an admission webhook, a scheduler, a
-//! ResourceQuota, a namespace being deleted, a node's device driver, or a
-//! workload whose pod template fails on every node. Each root cause collects
+//! ResourceQuota, a namespace being deleted, a node's device driver, a
+//! PersistentVolumeClaim that gets no volume, or a workload whose pod
+//! template fails on every node. Each root cause collects
 //! its victims: the pods, the workloads they belong to (by the names
 //! kube-state-metrics gives them: a Deployment, not its ReplicaSet), the
 //! namespaces. The landing page's "What explains them", the metrics (and so
@@ -14,7 +15,8 @@
 //! A finding has at most one root cause (a pod pending because several nodes
 //! are under pressure has one per node), in this order: its node is lost;
 //! its own cause names the thing outside it (a sandbox, pressure, the
-//! scheduler, a registry, a webhook, a quota, the namespace, a device); the
+//! scheduler, a registry, a webhook, a quota, the namespace, a device, a
+//! stuck claim); the
 //! verdict of its workload, when that verdict has no root cause of its own.
 //! A lost node's victims are every pod bound to it, findings or not: all of
 //! them are down, and other packs' alerts about them will say so.
@@ -41,6 +43,7 @@ vocabulary! {
         ResourceQuota = "resource_quota": "A ResourceQuota, as namespace/name.",
         Namespace = "namespace": "A namespace, by name.",
         DeviceDriver = "device_driver": "The DRA driver that prepares a node's devices, by the driver's name where the kubelet says it, else the node's.",
+        Claim = "claim": "A PersistentVolumeClaim, as namespace/name.",
         Deployment = "deployment": "A Deployment, as namespace/name: its pod template.",
         StatefulSet = "statefulset": "A StatefulSet, as namespace/name: its pod template.",
         DaemonSet = "daemonset": "A DaemonSet, as namespace/name: its pod template.",
@@ -66,6 +69,7 @@ vocabulary! {
         QuotaExceeded = "quota_exceeded" => PodCreateQuotaExceeded: "The ResourceQuota is used up: the API server refuses its namespace's new pods.",
         NamespaceTerminating = "namespace_terminating" => PodCreateRefused: "The namespace is being deleted: the API server refuses new pods in it.",
         DevicesNotPrepared = "devices_not_prepared" => PodContainerCreatingStuck: "The DRA driver does not prepare the pods' devices on their node.",
+        ClaimStuck = "claim_stuck" => PersistentVolumeClaimStuck: "The PersistentVolumeClaim is stuck (its claim_stuck cause: a storage class missing, its provisioner failing or absent, no volume, Lost...): the pods Pending on it are its victims, and their workloads.",
         PodTemplate = "pod_template": "The workload's pods fail the same way wherever they run (their image, their configuration, their command): its verdict names their cause.",
     }
 }
@@ -88,6 +92,7 @@ impl RootCause {
             RootCause::QuotaExceeded => RootKind::ResourceQuota,
             RootCause::NamespaceTerminating => RootKind::Namespace,
             RootCause::DevicesNotPrepared => RootKind::DeviceDriver,
+            RootCause::ClaimStuck => RootKind::Claim,
             RootCause::PodTemplate => return None,
         })
     }
@@ -278,7 +283,7 @@ fn address(f: &Finding) -> usize {
 impl RootCauses {
     /// The root causes of `findings`, the diagnosis of `cluster`.
     pub fn of(cluster: &Cluster, findings: &[Arc<Finding>]) -> RootCauses {
-        let mut found = Found::new(cluster);
+        let mut found = Found::new(cluster, findings);
         // Verdicts first: a pod's finding falls to its workload's verdict
         // only when nothing outside explains it.
         let mut templates: HashMap<(Name, Name, Name), RootKey> = HashMap::default();
@@ -406,6 +411,8 @@ struct Found<'a> {
     lost: HashMap<String, Option<Option<Time>>>,
     /// A ReplicaSet's Deployment, read once each.
     deployments: HashMap<(Name, Name), Option<Name>>,
+    /// The claims with a finding of their own, by namespace and name.
+    stuck_claims: BTreeSet<(Name, Name)>,
     roots: BTreeMap<RootKey, Building>,
     by_finding: HashMap<usize, RootKey>,
 }
@@ -428,11 +435,16 @@ impl Building {
 }
 
 impl<'a> Found<'a> {
-    fn new(cluster: &'a Cluster) -> Self {
+    fn new(cluster: &'a Cluster, findings: &[Arc<Finding>]) -> Self {
         Found {
             cluster,
             lost: HashMap::default(),
             deployments: HashMap::default(),
+            stuck_claims: findings
+                .iter()
+                .filter(|f| f.kind == Kind::PersistentVolumeClaim)
+                .map(|f| (f.namespace.clone().unwrap_or_default(), f.name.clone()))
+                .collect(),
             roots: BTreeMap::new(),
             by_finding: HashMap::default(),
         }
@@ -473,6 +485,14 @@ impl<'a> Found<'a> {
         }
         let node = f.node.as_deref().unwrap_or_default();
         match (f.cause, &f.detail) {
+            // A stuck claim is its own root; a pod Pending on it, its victim.
+            (Cause::ClaimStuck(_), _) => RootKey::of(
+                RootCause::ClaimStuck,
+                format!("{}/{}", f.namespace.as_deref().unwrap_or_default(), f.name),
+            ),
+            (Cause::PodPending(PendingCause::ClaimStuck), _) => {
+                RootKey::of(RootCause::ClaimStuck, self.stuck_claim_of(f)?)
+            }
             (Cause::ContainerCreating(c), _) if f.cause.tags().contains(&"sandbox") => {
                 RootKey::of(sandbox_root(c.as_str())?, node)
             }
@@ -522,6 +542,21 @@ impl<'a> Found<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `namespace/name` of the first claim of a pending pod that has a
+    /// finding of its own.
+    fn stuck_claim_of(&self, f: &Finding) -> Option<String> {
+        let namespace = f.namespace.clone().unwrap_or_default();
+        let pod = self
+            .cluster
+            .pod(&ObjectKey::new(namespace.clone(), f.name.clone()))?;
+        pod.claim_names()
+            .find(|c| {
+                self.stuck_claims
+                    .contains(&(namespace.clone(), Name::from(c.as_str())))
+            })
+            .map(|c| format!("{namespace}/{c}"))
     }
 
     /// The scheduler a pending pod names.

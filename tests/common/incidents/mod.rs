@@ -873,3 +873,99 @@ pub fn drain_blocked_by_budget() -> Vec<Value> {
                 "message": "", "lastTransitionTime": at(-7000), "observedGeneration": 1}]}}));
     objects
 }
+
+/// A half-hourly CronJob under `concurrencyPolicy: Forbid` whose Job has
+/// waited 13 hours on a pod no node has room for, so every run since is
+/// skipped: loculus-project/loculus#4198 ("ena-submission-list-cronjob: not
+/// running": `0/6 nodes are available: 6 Insufficient cpu. preemption: 0/6
+/// nodes are available: 6 No preemption victims found for incoming pod.`, here
+/// on 3 nodes), the shape of kubernetes/kubernetes#58748 (a Forbid CronJob
+/// behind a Job that cannot run). One ticket: the Job's verdict, with its pod's
+/// cause; the CronJob's names that Job and is inhibited by it, the pod's by
+/// the verdict, the kubernetes-mixin's KubeJobNotCompleted by both.
+pub fn cronjob_blocked_by_stuck_job() -> Vec<Value> {
+    let (namespace, cronjob) = ("loculus", "ena-submission-list-cronjob");
+    let job = "ena-submission-list-cronjob-29431080";
+    let pod = "ena-submission-list-cronjob-29431080-7tq4m";
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "CronJob",
+        "metadata": {"name": cronjob, "namespace": namespace, "uid": uid(cronjob),
+            "creationTimestamp": at(-86400 * 30)},
+        "spec": {"schedule": "*/30 * * * *", "concurrencyPolicy": "Forbid", "suspend": false,
+            "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 1,
+            "jobTemplate": {"spec": {"backoffLimit": 0, "template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "app", "image": "ghcr.io/loculus-project/ena-submission:latest"}]}}}}},
+        "status": {"lastScheduleTime": at(-13 * 3600), "lastSuccessfulTime": at(-13 * 3600 - 1800),
+            "active": [{"apiVersion": "batch/v1", "kind": "Job", "name": job, "namespace": namespace,
+                "uid": uid(job), "resourceVersion": "48213377"}]}}));
+    objects.push(json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": job, "namespace": namespace, "uid": uid(job), "creationTimestamp": at(-13 * 3600),
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob", "name": cronjob, "uid": uid(cronjob),
+                "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"completions": 1, "parallelism": 1, "backoffLimit": 0},
+        "status": {"active": 1, "ready": 0, "startTime": at(-13 * 3600)}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": pod, "namespace": namespace, "uid": uid(pod),
+            "creationTimestamp": at(-13 * 3600), "ownerReferences": owner("Job", job)},
+        "spec": {"schedulerName": "default-scheduler", "restartPolicy": "Never",
+            "containers": [{"name": "app", "image": "ghcr.io/loculus-project/ena-submission:latest",
+                "resources": {"requests": {"cpu": "12", "memory": "2Gi"}}}]},
+        "status": {"phase": "Pending", "qosClass": "Burstable",
+            "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.",
+                "lastTransitionTime": at(-13 * 3600 + 1)}]}}));
+    objects
+}
+
+/// A StatefulSet whose volumeClaimTemplates name a storage class the cluster
+/// does not have: its first claim stays Pending and so does its first pod
+/// (OrderedReady creates no other). ZP-AlwaysWin/K8S-FastDFS#6: claim
+/// storage0-data-fastdfs-group0-storage0-0, `ProvisioningFailed ... (x39 over
+/// 71m) persistentvolume-controller storageclass.storage.k8s.io "fast" not
+/// found`; the pod's scheduler message as in kubernetes/website#26943. One
+/// ticket: the claim's, the root cause of the pod and the StatefulSet (which
+/// gets no verdict); the kubernetes-mixin's KubePodNotReady and
+/// KubeStatefulSetReplicasMismatch are folded by KubeLifecycleExplainedByRootCause.
+pub fn storage_class_missing() -> Vec<Value> {
+    let (namespace, sts) = ("default", "fastdfs-group0-storage0");
+    let claim = "storage0-data-fastdfs-group0-storage0-0";
+    let pod = "fastdfs-group0-storage0-0";
+    let mut objects = healthy_nodes(&["worker-1", "worker-2", "worker-3"]);
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": sts, "namespace": namespace, "uid": uid(sts), "generation": 1,
+            "creationTimestamp": at(-71 * 60)},
+        "spec": {"replicas": 2, "serviceName": sts, "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+            "volumeClaimTemplates": [{"metadata": {"name": "storage0-data",
+                "annotations": {"volume.beta.kubernetes.io/storage-class": "fast"}},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}}]},
+        "status": {"observedGeneration": 1, "replicas": 1, "readyReplicas": 0, "currentReplicas": 1,
+            "updatedReplicas": 1, "currentRevision": format!("{sts}-7c9f8b6d5"),
+            "updateRevision": format!("{sts}-7c9f8b6d5")}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": claim, "namespace": namespace, "uid": uid(claim),
+            "creationTimestamp": at(-71 * 60), "finalizers": ["kubernetes.io/pvc-protection"],
+            "labels": {"app": sts},
+            "annotations": {"volume.beta.kubernetes.io/storage-class": "fast"}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "volumeMode": "Filesystem",
+            "storageClassName": "fast", "resources": {"requests": {"storage": "10Gi"}}},
+        "status": {"phase": "Pending"}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{claim}.17e2b3c4d5e6f708"), "namespace": namespace},
+        "involvedObject": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": claim,
+            "namespace": namespace, "uid": uid(claim)},
+        "reason": "ProvisioningFailed", "message": "storageclass.storage.k8s.io \"fast\" not found",
+        "type": "Warning", "count": 39, "source": {"component": "persistentvolume-controller"},
+        "firstTimestamp": at(-71 * 60), "lastTimestamp": at(-11)}));
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": pod, "namespace": namespace, "uid": uid(pod),
+            "creationTimestamp": at(-71 * 60), "ownerReferences": owner("StatefulSet", sts)},
+        "spec": {"schedulerName": "default-scheduler", "hostname": pod, "subdomain": sts,
+            "containers": [{"name": "app", "image": "docker.io/season/fastdfs:1.2"}],
+            "volumes": [{"name": "storage0-data", "persistentVolumeClaim": {"claimName": claim}}]},
+        "status": {"phase": "Pending", "qosClass": "BestEffort",
+            "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/3 nodes are available: 3 pod has unbound immediate PersistentVolumeClaims.",
+                "lastTransitionTime": at(-71 * 60 + 1)}]}}));
+    objects
+}

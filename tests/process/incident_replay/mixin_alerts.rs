@@ -205,9 +205,15 @@ pub(super) fn kubernetes_mixin(objects: &[Value]) -> Vec<Value> {
                 let started: Option<jiff::Timestamp> =
                     str_of(o, &["status", "startTime"]).parse().ok();
                 let active_for = started.map(|s| now.duration_since(s).as_secs());
+                // No `for`: it holds from 12 hours after the Job started. A Job
+                // past that whose pods are stuck has had this pack's alerts
+                // about it (7 to 12 minutes after its pods' findings) for
+                // hours when it fires; replayed from the first scrape, it is
+                // given the mixin's latest replayed `for` so that, as in the
+                // cluster, it comes after them.
                 if int_of(o, &["status", "active"]) > 0 && active_for.is_some_and(|s| s > 12 * 3600)
                 {
-                    alerts.push(ksm_alert("KubeJobNotCompleted", "0s", labels));
+                    alerts.push(ksm_alert("KubeJobNotCompleted", "15s", labels));
                 }
             }
             // apps_alerts.libsonnet: desired_healthy - current_healthy > 0.

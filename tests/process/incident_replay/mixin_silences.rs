@@ -177,6 +177,59 @@ async fn kubernetes_mixin_alerts_are_silenced_for_the_same_object_only() {
             ),
             true,
         ),
+        // A CronJob skipping runs behind its Job silences the mixin's alerts
+        // about that Job, not another's.
+        (
+            ours(
+                json!({"alertname": "KubeLifecycleCronJobNotRunning", "namespace": "ops", "cronjob": "backup", "job_name": "backup-29012345", "cause": "previous_run_active", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeJobNotCompleted", "namespace": "ops", "job_name": "backup-29012345"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeJobFailed", "namespace": "ops", "job_name": "backup-29012345", "condition": "true"}),
+            ),
+            false,
+        ),
+        (
+            ksm(
+                json!({"alertname": "KubeJobFailed", "namespace": "ops", "job_name": "report-29012345", "condition": "true"}),
+            ),
+            true,
+        ),
+        // A claim whose expansion fails silences the mixin's prediction that
+        // it fills up, not the critical alert that it is full, and not for
+        // another cause (a claim Terminating in use fills up on its own).
+        (
+            ours(
+                json!({"alertname": "KubeLifecyclePersistentVolumeClaimStuck", "namespace": "db", "persistentvolumeclaim": "data-pg-0", "claim": "db/data-pg-0", "storageclass": "gp3", "cause": "resize_failed", "root_kind": "claim", "root_name": "db/data-pg-0", "root_cause": "claim_stuck", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            json!({"alertname": "KubePersistentVolumeFillingUp", "job": "kubelet", "namespace": "db", "persistentvolumeclaim": "data-pg-0", "cluster": "prod", "severity": "warning"}),
+            false,
+        ),
+        (
+            json!({"alertname": "KubePersistentVolumeFillingUp", "job": "kubelet", "namespace": "db", "persistentvolumeclaim": "data-pg-0", "cluster": "prod", "severity": "critical"}),
+            true,
+        ),
+        (
+            ours(
+                json!({"alertname": "KubeLifecyclePersistentVolumeClaimStuck", "namespace": "db", "persistentvolumeclaim": "scratch", "claim": "db/scratch", "storageclass": "gp3", "cause": "in_use", "root_kind": "claim", "root_name": "db/scratch", "root_cause": "claim_stuck", "severity": "warning"}),
+            ),
+            true,
+        ),
+        (
+            json!({"alertname": "KubePersistentVolumeFillingUp", "job": "kubelet", "namespace": "db", "persistentvolumeclaim": "scratch", "cluster": "prod", "severity": "warning"}),
+            true,
+        ),
         // A drain held by a budget short of healthy pods: the mixin's alert
         // about that budget goes quiet, not another namespace's budget of the
         // same name.

@@ -334,6 +334,34 @@ const INCIDENTS: &[Incident] = &[
         disturbed: false,
         extra_mixin: no_extra,
     },
+    // A CronJob skipping its runs behind a Job whose pod no node has room
+    // for: one ticket, the Job's verdict naming the pod's cause; the
+    // CronJob's names that Job and is inhibited by it, as is the mixin's
+    // KubeJobNotCompleted (the Job has been active 13 hours).
+    Incident {
+        name: "cronjob-blocked",
+        objects: cronjob_blocked_by_stuck_job,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecycleJobNotCompleted"),
+        disturbed: false,
+        extra_mixin: no_extra,
+    },
+    // A StatefulSet's claim names a storage class that does not exist: one
+    // ticket, the claim's, the root cause of the pod and the StatefulSet;
+    // the mixin's KubePodNotReady and KubeStatefulSetReplicasMismatch are
+    // folded by KubeLifecycleExplainedByRootCause.
+    Incident {
+        name: "storage-class-missing",
+        objects: storage_class_missing,
+        pages: 0,
+        page: None,
+        tickets: (1, 1),
+        ticket: Some("KubeLifecyclePersistentVolumeClaimStuck"),
+        disturbed: false,
+        extra_mixin: no_extra,
+    },
     Incident {
         name: "device-driver",
         objects: device_driver_missing,

@@ -210,6 +210,41 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
             Some("cache"),
             "redis-master",
         ),
+        // The CronJob behind its stuck Job, and the StatefulSet whose claim
+        // names a missing class: each goes with what it made (a CronJob whose
+        // status still lists a Job that is gone still waits for it; a
+        // StatefulSet whose pods are gone is short by its own status).
+        (
+            "batch/v1",
+            "CronJob",
+            Some("loculus"),
+            "ena-submission-list-cronjob",
+        ),
+        (
+            "batch/v1",
+            "Job",
+            Some("loculus"),
+            "ena-submission-list-cronjob-28619220",
+        ),
+        (
+            "v1",
+            "Pod",
+            Some("loculus"),
+            "ena-submission-list-cronjob-28619220-7tq4m",
+        ),
+        (
+            "apps/v1",
+            "StatefulSet",
+            Some("default"),
+            "fastdfs-group0-storage0",
+        ),
+        (
+            "v1",
+            "PersistentVolumeClaim",
+            Some("default"),
+            "storage0-data-fastdfs-group0-storage0-0",
+        ),
+        ("v1", "Pod", Some("default"), "fastdfs-group0-storage0-0"),
     ] {
         assert!(
             server.delete(api_version, kind, namespace, name).is_some(),

@@ -351,24 +351,29 @@ fn named(pods: &[&Pod]) -> String {
 
 /// What a pod Pending on its claims is told of them: for each claim of
 /// `pod` that does not exist or is stuck, what stops it (the scheduler only
-/// says "unbound immediate PersistentVolumeClaims").
-pub(crate) fn claims_of_pod(input: &Input<'_>, pod: &Pod) -> Vec<String> {
+/// says "unbound immediate PersistentVolumeClaims"); and whether one of them
+/// is stuck (has a `claim_stuck` finding of its own).
+pub(crate) fn claims_of_pod(input: &Input<'_>, pod: &Pod) -> (Vec<String>, bool) {
     let cluster = input.cluster;
     if !cluster.has_listed(Kind::PersistentVolumeClaim) {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let namespace = pod.metadata.namespace.as_str();
-    pod.claim_names()
+    let mut stuck = false;
+    let said = pod
+        .claim_names()
         .filter_map(
             |name| match cluster.persistent_volume_claim(namespace, &name) {
                 None => Some(format!("claim {name} does not exist")),
                 Some(claim) => {
                     let (cause, _, message) = judge(input, claim, &|| Vec::new())?;
+                    stuck = true;
                     Some(format!("claim {name} {cause}: {message}"))
                 }
             },
         )
-        .collect()
+        .collect();
+    (said, stuck)
 }
 
 #[cfg(test)]

@@ -34,12 +34,21 @@ family!("cronjobs" reading: CronJobNotRunning);
 
 const METRICS: &[MetricFamily] = &[MetricFamily {
     name: "kube_lifecycle_cronjob_not_running_since_timestamp_seconds",
-    help: "Unix time from which a CronJob has not run as its schedule says (the first schedule time it missed, or its schedule error's first event, else its creation), by cause.",
+    help: "Unix time from which a CronJob has not run as its schedule says (the first schedule time it missed, or its schedule error's first event, else its creation), by cause, and the Job it names (job_name: the active Job a Forbid policy waits for, or the newest failed one; empty for other causes).",
     identity: Identity::CronJob,
-    labels: &["cause"],
+    labels: &["job_name", "cause"],
     anomalies: &[Anomaly::CronJobNotRunning],
     aggregate: false,
-    samples: |f| since(f, vec![f.cause.to_string()]),
+    // `job_name` as kube-state-metrics names a Job: the alerts about that Job
+    // (its verdict, the kubernetes-mixin's KubeJobNotCompleted and
+    // KubeJobFailed) and the CronJob's are matched on it.
+    samples: |f| {
+        let job = match &f.detail {
+            Detail::CronJob { job: Some(job), .. } => job.clone(),
+            _ => String::new(),
+        };
+        since(f, vec![job, f.cause.to_string()])
+    },
     fold: Fold::Never,
     example: "time() - kube_lifecycle_cronjob_not_running_since_timestamp_seconds > 3600",
 }];

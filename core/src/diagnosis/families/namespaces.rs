@@ -13,7 +13,9 @@
 //! hold the namespace whatever its conditions say, and are the cause unless
 //! discovery itself fails. They are named with their own causes, and the
 //! finding carries the node of the first one whose node is lost, so that the
-//! node's alert covers the namespace's.
+//! node's alert covers the namespace's. PersistentVolumeClaims deleted and
+//! still held by finalizers are named whatever the cause (but a discovery
+//! failure, which stops deletion before them).
 
 use crate::diagnosis::moment::Moment;
 use std::collections::{BTreeMap, HashMap};
@@ -239,6 +241,11 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
                 .find_map(|(type_, cause)| active(type_).map(|c| (*cause, c.message.clone())))
         })
         .unwrap_or_else(|| spec_finalizers(ns));
+    let message = match (cause, held_claims(cluster, ns)) {
+        (NamespaceCause::DiscoveryFailed | NamespaceCause::GroupVersionParsingFailed, _)
+        | (_, None) => message,
+        (_, Some(claims)) => format!("{message}; {claims}"),
+    };
     let remaining_resources = active("NamespaceContentRemaining")
         .map(|c| classify::remaining_resources(&c.message))
         .unwrap_or_default();
@@ -268,6 +275,37 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
             terminating_pods_total: total,
         },
     }
+}
+
+/// The PersistentVolumeClaims of a Terminating namespace that are deleted
+/// and still held by finalizers (`kubernetes.io/pvc-protection` while a pod
+/// uses them, a storage operator's), the first few by name with theirs:
+/// what the namespace's `persistentvolumeclaims` content waits for.
+fn held_claims(cluster: &Cluster, ns: &Namespace) -> Option<String> {
+    let mut held: Vec<String> = cluster
+        .persistent_volume_claims()
+        .filter(|c| {
+            c.metadata.namespace == ns.metadata.name
+                && c.metadata.deletion_timestamp.is_some()
+                && !c.metadata.finalizers.is_empty()
+        })
+        .map(|c| format!("{} ({})", c.metadata.name, c.metadata.finalizers.join(", ")))
+        .collect();
+    if held.is_empty() {
+        return None;
+    }
+    held.sort();
+    let total = held.len();
+    held.truncate(NAMED_PODS);
+    let more = match total.saturating_sub(NAMED_PODS) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "{} held by finalizers: {}{more}",
+        crate::diagnosis::wording::count(total, "PersistentVolumeClaim", "PersistentVolumeClaims"),
+        held.join(", ")
+    ))
 }
 
 /// One sample per (name, count) of a namespace's remaining content.

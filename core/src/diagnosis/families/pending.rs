@@ -39,6 +39,7 @@ vocabulary! {
         NodePidPressure = "node_pid_pressure" => NodesUnderPressure: "The node is Ready but low on process ids (PIDPressure: pid.available below the kubelet's eviction threshold); it carries the node.kubernetes.io/pid-pressure taint.",
         HostPort = "host_port": "The node had no free port for the pod's hostPort.",
         VolumeBinding = "volume_binding": "The pod's PersistentVolumeClaims are unbound or no volume can be bound.",
+        ClaimStuck = "claim_stuck" => PersistentVolumeClaimStuck: "The pod's PersistentVolumeClaims are unbound and one of them is stuck (its own claim_stuck finding: a storage class missing, its provisioner failing or absent, no volume, Lost...): the message adds each claim's cause, and the claim's alert (its root cause) stands for the pod and its workload.",
         VolumeZone = "volume_zone": "The pod's volumes are bound to another zone or node (volume node affinity conflict).",
         PvcNotFound = "pvc_not_found": "A PersistentVolumeClaim the pod uses does not exist.",
         TopologySpread = "topology_spread": "The node did not satisfy the pod's topology spread constraints.",
@@ -424,12 +425,17 @@ fn unschedulable(input: &Input<'_>, pod: &Pod, c: &PodCondition) -> Finding {
     let eligible = eligible_nodes(cluster, pod);
     let eligible = eligible.as_deref();
     attribute_unnamed_taints(cluster, eligible, c.message(), &mut parsed.reasons);
-    let cause = main_reason(&parsed.reasons, eligible);
+    let mut cause = main_reason(&parsed.reasons, eligible);
     let mut message = c.message().to_string();
     if cause == PendingCause::VolumeBinding {
-        for claim in super::claims_of_pod(input, pod) {
+        let (claims, stuck) = super::claims_of_pod(input, pod);
+        for claim in claims {
             message.push_str("; ");
             message.push_str(&claim);
+        }
+        // A claim stuck on its own cause is the pod's: its alert speaks.
+        if stuck {
+            cause = PendingCause::ClaimStuck;
         }
     }
     finding(
