@@ -23,6 +23,8 @@ mod placement;
 pub mod roots;
 pub mod runbook;
 mod schedule;
+#[cfg(test)]
+mod settled_tests;
 mod vocabulary;
 pub mod wording;
 
