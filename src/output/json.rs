@@ -42,9 +42,7 @@ fn row<'a>(f: &'a Finding, links: &RunbookLinks) -> JsonFinding<'a> {
         since: f.since.map(|t| t.to_string()),
         message: &f.message,
         reasons: match &f.detail {
-            Detail::Pending { reasons, .. } => {
-                reasons.iter().map(|(r, n)| (r.as_str(), *n)).collect()
-            }
+            Detail::Pending(p) => p.reasons.iter().map(|(r, n)| (r.as_str(), *n)).collect(),
             _ => BTreeMap::new(),
         },
         probe_failure: f.detail.probe_failure().map(|p| p.as_str()),

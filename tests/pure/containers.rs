@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::Detail;
+use kube_lifecycle_exporter::diagnosis::{Detail, ImagePullDetail};
 use serde_json::{Value, json};
 
 fn waiting(name: &str, reason: &str, message: &str, image: &str) -> Value {
@@ -27,16 +27,19 @@ fn image_pull_finding(objects: &[Value], pod: &str) -> (String, String, String, 
     assert_eq!(f.anomaly().as_str(), "image_pull");
     assert_eq!(f.container.as_deref(), Some("app"));
     match &f.detail {
-        Detail::ImagePull {
-            registry,
-            waiting_reason,
-            ..
-        } => (
-            f.cause.to_string(),
-            registry.clone(),
-            waiting_reason.clone(),
-            f.message.to_string(),
-        ),
+        Detail::ImagePull(d) => {
+            let ImagePullDetail {
+                registry,
+                waiting_reason,
+                ..
+            } = &**d;
+            (
+                f.cause.to_string(),
+                registry.clone(),
+                waiting_reason.clone(),
+                f.message.to_string(),
+            )
+        }
         other => panic!("{other:?}"),
     }
 }

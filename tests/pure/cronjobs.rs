@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::{Detail, Finding};
+use kube_lifecycle_exporter::diagnosis::{CronJobDetail, Detail, Finding};
 use serde_json::{Value, json};
 
 const NS: &str = "ops";
@@ -58,7 +58,10 @@ fn cron_findings(findings: &[Finding]) -> Vec<(String, String)> {
 
 fn named_job(f: &Finding) -> (Option<&str>, Option<&'static str>) {
     match &f.detail {
-        Detail::CronJob { job, job_cause } => (job.as_deref(), *job_cause),
+        Detail::CronJob(d) => {
+            let CronJobDetail { job, job_cause } = &**d;
+            (job.as_deref(), *job_cause)
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -7,7 +7,9 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::{Anomaly, Cause, Detail, DrainCause, Finding, Runbook};
+use kube_lifecycle_exporter::diagnosis::{
+    Anomaly, Cause, Detail, DrainCause, DrainDetail, Finding, Runbook,
+};
 use serde_json::{Value, json};
 
 /// A Ready node cordoned by `kubectl cordon` at `at` (its managedFields
@@ -149,11 +151,11 @@ fn a_budget_as_large_as_its_statefulset_blocks_the_drain_of_a_cordoned_node() {
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:30:00Z");
     assert_eq!(
         f.detail,
-        Detail::Drain {
+        Detail::Drain(Box::new(DrainDetail {
             pod: "shop/db-0".into(),
             blocking_pods: 1,
             budget: Some("db".into()),
-        }
+        }))
     );
     assert_eq!(
         &*f.message,
@@ -266,11 +268,11 @@ fn a_pod_of_no_controller_blocks_the_drain_and_finished_pods_do_not() {
     assert_eq!(f.cause, Cause::NodeDrainBlocked(DrainCause::UnmanagedPod));
     assert_eq!(
         f.detail,
-        Detail::Drain {
+        Detail::Drain(Box::new(DrainDetail {
             pod: "debug/netshoot".into(),
             blocking_pods: 1,
             budget: None,
-        }
+        }))
     );
 }
 

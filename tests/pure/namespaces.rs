@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::Detail;
+use kube_lifecycle_exporter::diagnosis::{Detail, NamespaceDetail};
 use serde_json::{Value, json};
 
 fn condition(type_: &str, status: &str, reason: &str, message: &str) -> Value {
@@ -89,11 +89,12 @@ fn remaining_finalizers_are_the_cause_and_are_counted() {
     assert_eq!(f.namespace, None);
     assert_eq!(f.since.unwrap().to_string(), "2024-06-01T11:00:00Z");
     match &f.detail {
-        Detail::NamespaceContent {
-            remaining_resources,
-            remaining_finalizers,
-            ..
-        } => {
+        Detail::NamespaceContent(d) => {
+            let NamespaceDetail {
+                remaining_resources,
+                remaining_finalizers,
+                ..
+            } = &**d;
             assert_eq!(remaining_resources.get("pods."), Some(&2));
             assert_eq!(remaining_resources.get("persistentvolumeclaims."), Some(&1));
             assert_eq!(
@@ -248,11 +249,12 @@ fn a_namespace_held_by_pods_stuck_terminating_names_them() {
         f.message
     );
     match &f.detail {
-        Detail::NamespaceContent {
-            terminating_pods,
-            terminating_pods_total,
-            ..
-        } => {
+        Detail::NamespaceContent(d) => {
+            let NamespaceDetail {
+                terminating_pods,
+                terminating_pods_total,
+                ..
+            } = &**d;
             assert_eq!(*terminating_pods_total, 2);
             assert_eq!(terminating_pods[0].name, "api-1");
         }

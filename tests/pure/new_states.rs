@@ -177,7 +177,8 @@ fn the_schedulers_device_reasons() {
         let findings = diagnose(&[pod]);
         let f = only(&findings, "p");
         assert_eq!(f.cause.to_string(), cause, "{message}");
-        if let kube_lifecycle_exporter::diagnosis::Detail::Pending { reasons, .. } = &f.detail {
+        if let kube_lifecycle_exporter::diagnosis::Detail::Pending(pending) = &f.detail {
+            let reasons = &pending.reasons;
             assert!(
                 !reasons.contains_key(&PendingCause::Other),
                 "{message}: {reasons:?}"

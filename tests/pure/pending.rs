@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::{Detail, PendingCause};
+use kube_lifecycle_exporter::diagnosis::{Detail, PendingCause, PendingDetail};
 use serde_json::{Value, json};
 
 fn unscheduled(name: &str, message: &str) -> Value {
@@ -21,15 +21,18 @@ fn reasons(objects: &[Value], name: &str) -> (String, Vec<(String, u32)>, Option
     let findings = diagnose(objects);
     let f = only(&findings, name);
     match &f.detail {
-        Detail::Pending {
-            reasons,
-            nodes_total,
-            ..
-        } => (
-            f.cause.to_string(),
-            reasons.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
-            *nodes_total,
-        ),
+        Detail::Pending(d) => {
+            let PendingDetail {
+                reasons,
+                nodes_total,
+                ..
+            } = &**d;
+            (
+                f.cause.to_string(),
+                reasons.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+                *nodes_total,
+            )
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -278,9 +281,12 @@ fn node_pressure_is_named_with_its_nodes() {
         "pressure has its own runbook"
     );
     match &f.detail {
-        Detail::Pending {
-            pressured_nodes, ..
-        } => assert_eq!(pressured_nodes, &["ci-1", "ci-2"]),
+        Detail::Pending(d) => {
+            let PendingDetail {
+                pressured_nodes, ..
+            } = &**d;
+            assert_eq!(pressured_nodes, &["ci-1", "ci-2"])
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -367,11 +373,12 @@ fn the_cause_is_what_stops_the_pod_on_the_nodes_it_may_use() {
     let f = only(&findings, "p");
     assert_eq!(f.cause.to_string(), "node_memory_pressure");
     match &f.detail {
-        Detail::Pending {
-            pressured_nodes,
-            reasons,
-            ..
-        } => {
+        Detail::Pending(d) => {
+            let PendingDetail {
+                pressured_nodes,
+                reasons,
+                ..
+            } = &**d;
             assert_eq!(pressured_nodes, &["batch-0"]);
             assert_eq!(reasons.get(&PendingCause::NodeAffinity), Some(&2));
         }

@@ -240,9 +240,10 @@ fn a_stuck_pod_s_finding_says_what_the_pod_shows() {
         f.message
     );
     match &f.detail {
-        kube_lifecycle_exporter::diagnosis::Detail::Stuck {
-            phase, conditions, ..
-        } => {
+        kube_lifecycle_exporter::diagnosis::Detail::Stuck(d) => {
+            let kube_lifecycle_exporter::diagnosis::StuckDetail {
+                phase, conditions, ..
+            } = &**d;
             assert_eq!(*phase, "Running");
             assert!(
                 conditions.contains(&"Ready=False (ContainersNotReady)".to_string()),

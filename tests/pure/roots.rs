@@ -401,10 +401,12 @@ fn a_cronjob_behind_a_stuck_job_names_the_job() {
     assert_eq!(cronjob.cause.to_string(), "previous_run_active");
     assert_eq!(
         cronjob.detail,
-        kube_lifecycle_exporter::diagnosis::Detail::CronJob {
-            job: Some("ena-submission-list-cronjob-29431080".to_string()),
-            job_cause: Some("pending"),
-        },
+        kube_lifecycle_exporter::diagnosis::Detail::CronJob(Box::new(
+            kube_lifecycle_exporter::diagnosis::CronJobDetail {
+                job: Some("ena-submission-list-cronjob-29431080".to_string()),
+                job_cause: Some("pending"),
+            }
+        )),
         "{}",
         cronjob.message
     );

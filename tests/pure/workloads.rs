@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::Detail;
+use kube_lifecycle_exporter::diagnosis::{BlockedDetail, DaemonSetDetail, Detail};
 use serde_json::{Value, json};
 
 fn deployment(name: &str, strategy: &str, replicas: i64) -> Value {
@@ -57,10 +57,10 @@ fn recreate_blocked_by_a_pod_on_a_powered_off_node() {
     assert_eq!(f.node.as_deref(), Some("n-off"));
     assert_eq!(
         f.detail,
-        Detail::Blocked {
+        Detail::Blocked(Box::new(BlockedDetail {
             blocking_pods: 1,
             oldest_pod: "crontab-7697bd68c9-qx7tm".into()
-        }
+        }))
     );
     assert!(
         f.message.contains("Kubelet stopped posting node status."),
@@ -112,10 +112,10 @@ fn the_blocking_count_covers_every_old_pod_and_the_cause_is_the_oldest_deletion(
     assert_eq!(f.cause.to_string(), "node_not_ready");
     assert_eq!(
         f.detail,
-        Detail::Blocked {
+        Detail::Blocked(Box::new(BlockedDetail {
             blocking_pods: 2,
             oldest_pod: "app-v1-aaaaa".into()
-        }
+        }))
     );
 }
 
@@ -225,10 +225,10 @@ fn a_statefulset_ordinal_stuck_terminating_blocks_the_set() {
     assert_eq!(f.node.as_deref(), Some("n1"));
     assert_eq!(
         f.detail,
-        Detail::Blocked {
+        Detail::Blocked(Box::new(BlockedDetail {
             blocking_pods: 1,
             oldest_pod: "zookeeper-0".into()
-        }
+        }))
     );
 }
 
@@ -298,12 +298,13 @@ fn a_second_daemonset_on_a_taken_host_port() {
         f.message
     );
     match &f.detail {
-        Detail::DaemonSet {
-            eligible_nodes,
-            missing_nodes,
-            desired,
-            conflicting_port,
-        } => {
+        Detail::DaemonSet(d) => {
+            let DaemonSetDetail {
+                eligible_nodes,
+                missing_nodes,
+                desired,
+                conflicting_port,
+            } = &**d;
             assert_eq!((*eligible_nodes, *missing_nodes, *desired), (2, 2, 0));
             assert_eq!(conflicting_port.as_ref().map(|p| p.port), Some(9100));
         }

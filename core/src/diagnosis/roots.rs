@@ -381,15 +381,10 @@ impl RootCauses {
 /// A verdict's own root: its workload's pod template, when its pods say why
 /// (not a controller that speaks alone: a deadline, a backoff limit).
 fn template_root(f: &Finding) -> Option<RootKey> {
-    let Detail::Verdict {
-        pod_cause: Some(_),
-        pods,
-        ..
-    } = &f.detail
-    else {
+    let Detail::Verdict(verdict) = &f.detail else {
         return None;
     };
-    if *pods == 0 || !f.cause.alerted() {
+    if verdict.pod_cause.is_none() || verdict.pods == 0 || !f.cause.alerted() {
         return None;
     }
     let kind = match f.kind {
@@ -509,21 +504,21 @@ impl<'a> Found<'a> {
                 pressure_root(p)?,
                 pressured_nodes(f).first().cloned().unwrap_or_default(),
             ),
-            (Cause::ImagePull(_), Detail::ImagePull { registry, .. }) => {
-                RootKey::of(registry_root(f.cause)?, registry.as_str())
+            (Cause::ImagePull(_), Detail::ImagePull(pull)) => {
+                RootKey::of(registry_root(f.cause)?, pull.registry.as_str())
             }
-            (
-                _,
-                Detail::Verdict {
-                    pod_cause: Some(pod_cause),
-                    registry: Some(registry),
-                    ..
-                },
-            ) => RootKey::of(
-                registry_root(Cause::from_labels(Anomaly::ImagePull.as_str(), pod_cause)?)?,
-                registry.as_str(),
-            ),
-            (Cause::PodCreateRefused(r), Detail::Refused { webhook, quota, .. }) => {
+            (_, Detail::Verdict(verdict)) => {
+                let (Some(pod_cause), Some(registry)) = (verdict.pod_cause, &verdict.registry)
+                else {
+                    return None;
+                };
+                RootKey::of(
+                    registry_root(Cause::from_labels(Anomaly::ImagePull.as_str(), pod_cause)?)?,
+                    registry.as_str(),
+                )
+            }
+            (Cause::PodCreateRefused(r), Detail::Refused(refused)) => {
+                let (webhook, quota) = (&refused.webhook, &refused.quota);
                 let namespace = f.namespace.as_deref().unwrap_or_default();
                 match r {
                     RefusalCause::WebhookUnreachable => RootKey::of(
@@ -626,10 +621,9 @@ impl<'a> Found<'a> {
             }
             Kind::ReplicaSet => {
                 let deployment = match &f.detail {
-                    Detail::Refused {
-                        deployment: Some(d),
-                        ..
-                    } => Some(Name::from(d.as_str())),
+                    Detail::Refused(refused) if refused.deployment.is_some() => {
+                        refused.deployment.as_deref().map(Name::from)
+                    }
                     _ => self.deployment_of(namespace, &f.name),
                 };
                 deployment
@@ -783,9 +777,7 @@ fn pressure_cause(cause: RootCause) -> bool {
 
 fn pressured_nodes(f: &Finding) -> &[String] {
     match &f.detail {
-        Detail::Pending {
-            pressured_nodes, ..
-        } => pressured_nodes,
+        Detail::Pending(pending) => &pending.pressured_nodes,
         _ => &[],
     }
 }

@@ -122,8 +122,9 @@ impl<'de> Deserialize<'de> for Pod {
             s.may_name(&WAITING, |s| s.iter().any(ContainerStatusWire::is_waiting))
         };
         // A Job's running pod whose container restarted in place
-        // (restartPolicy OnFailure) keeps them: how its last run ended is the
-        // Job's verdict (diagnosis/families/workloads/jobs.rs).
+        // (restartPolicy OnFailure), an init container or native sidecar
+        // too, keeps them: how its last run ended is the Job's verdict
+        // (diagnosis/families/workloads/jobs.rs reads every status).
         let job_running = pod.status.phase == PodPhase::Running
             && pod.metadata.controller().is_some_and(|c| c.kind == "Job");
         let restarted = |s: &Deferred<Vec<ContainerStatusWire>>| {
@@ -133,7 +134,7 @@ impl<'de> Deserialize<'de> for Pod {
                 })
         };
         let (regular, init) = (status.container_statuses, status.init_container_statuses);
-        let in_place = restarted(&regular);
+        let in_place = restarted(&regular) || restarted(&init);
         if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) && !in_place {
             regular.skip()?;
             init.skip()?;

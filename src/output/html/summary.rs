@@ -100,7 +100,7 @@ impl<'a> Tally<'a> {
         if let Some(ns) = f.namespace.as_deref() {
             *self.namespaces.entry(ns).or_default() += 1;
         }
-        if f.kind != Kind::Pod && !matches!(f.detail, crate::diagnosis::Detail::Verdict { .. }) {
+        if f.kind != Kind::Pod && !matches!(f.detail, crate::diagnosis::Detail::Verdict(_)) {
             *self
                 .workloads
                 .entry((

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::runbooks::markdown;
 use super::*;
-use crate::diagnosis::{Cause, Detail, ImagePullCause, Runbook, TerminatingCause};
+use crate::diagnosis::{Cause, Detail, ImagePullCause, ImagePullDetail, Runbook, TerminatingCause};
 use crate::model::{Cluster, Node, Object, Time};
 
 #[test]
@@ -177,11 +177,11 @@ fn many_findings_are_summarised_then_paged() {
             "dial tcp: connection refused",
         ))
         .clone();
-        f.detail = Detail::ImagePull {
+        f.detail = Detail::ImagePull(Box::new(ImagePullDetail {
             image: "registry.example:5000/api:2".into(),
             registry: "registry.example:5000".into(),
             waiting_reason: "ImagePullBackOff".into(),
-        };
+        }));
         Arc::new(f)
     }));
     findings.sort_by(|a, b| {

@@ -2,6 +2,7 @@
 //! healthy, paused, progressing, refused and alert-covered ones without a verdict.
 
 use super::*;
+use kube_lifecycle_exporter::diagnosis::VerdictDetail;
 
 /// Deepomatic/dmake#475: the old pod serves, the new ReplicaSet's pod never
 /// becomes available, the controller gives up after progressDeadlineSeconds.
@@ -48,13 +49,14 @@ fn a_timed_out_rollout_takes_the_cause_of_its_new_replica_set_s_pods() {
         f.message
     );
     match &f.detail {
-        Detail::Verdict {
-            registry,
-            wanted,
-            ready,
-            pods,
-            ..
-        } => {
+        Detail::Verdict(d) => {
+            let VerdictDetail {
+                registry,
+                wanted,
+                ready,
+                pods,
+                ..
+            } = &**d;
             assert_eq!(registry.as_deref(), Some("registry.example.com"));
             assert_eq!((*wanted, *ready, *pods), (1, 1, 1));
         }

@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::*;
-use kube_lifecycle_exporter::diagnosis::{Detail, Finding};
+use kube_lifecycle_exporter::diagnosis::{Detail, Finding, VerdictDetail};
 use serde_json::{Value, json};
 
 mod daemon_sets;
@@ -104,7 +104,7 @@ fn crash_looping(kind: &str, owner: &str, name: &str, node: &str) -> Vec<Value> 
 fn verdicts(findings: &[Finding]) -> Vec<(String, String, String)> {
     findings
         .iter()
-        .filter(|f| matches!(f.detail, Detail::Verdict { .. }))
+        .filter(|f| matches!(f.detail, Detail::Verdict(_)))
         .map(|f| {
             (
                 f.name.to_string(),
@@ -117,7 +117,10 @@ fn verdicts(findings: &[Finding]) -> Vec<(String, String, String)> {
 
 fn pod_cause(f: &Finding) -> Option<&'static str> {
     match &f.detail {
-        Detail::Verdict { pod_cause, .. } => *pod_cause,
+        Detail::Verdict(d) => {
+            let VerdictDetail { pod_cause, .. } = &**d;
+            *pod_cause
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -2,6 +2,7 @@
 //! or OnDelete updates that hold by design.
 
 use super::*;
+use kube_lifecycle_exporter::diagnosis::VerdictDetail;
 
 fn stateful_set(strategy: Value, status: Value) -> Value {
     json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
@@ -40,7 +41,10 @@ fn a_statefulset_update_stops_at_its_lowest_ordinal_in_trouble() {
         ("StatefulSet", "kafka")
     );
     match &f.detail {
-        Detail::Verdict { example_pod, .. } => assert_eq!(example_pod.as_deref(), Some("kafka-2")),
+        Detail::Verdict(d) => {
+            let VerdictDetail { example_pod, .. } = &**d;
+            assert_eq!(example_pod.as_deref(), Some("kafka-2"))
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -21,7 +21,7 @@ use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, one, since,
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
 use crate::diagnosis::{
-    Anomaly, Cause, Detail, Finding, Input, TerminatingCause, Verdicts, node_of,
+    Anomaly, BlockedDetail, Cause, Detail, Finding, Input, TerminatingCause, Verdicts, node_of,
 };
 use crate::model::{Cluster, Deployment, Job, Kind, Meta, Pod, ReplicaSet, StatefulSet};
 
@@ -182,10 +182,10 @@ fn blocked_finding(
         count(blocking.len(), "pod", "pods"),
         oldest.metadata.name
     );
-    let detail = Detail::Blocked {
+    let detail = Detail::Blocked(Box::new(BlockedDetail {
         blocking_pods: blocking.len(),
         oldest_pod: oldest.metadata.name.to_string(),
-    };
+    }));
     Some(Finding {
         // The reported pod's node: a lost node's alert then explains (and
         // inhibits) the workload's.
@@ -302,10 +302,10 @@ fn statefulset_blocked(cluster: &Cluster, s: &StatefulSet, now: &Moment) -> Opti
 
 /// `[cause]` → the number of pods blocking the workload.
 fn blocking_pods(f: &Finding) -> Vec<Sample> {
-    match f.detail {
-        Detail::Blocked { blocking_pods, .. } => one(
+    match &f.detail {
+        Detail::Blocked(b) => one(
             vec![text(&f.node), f.cause.to_string()],
-            blocking_pods as f64,
+            b.blocking_pods as f64,
         ),
         _ => vec![],
     }
@@ -314,7 +314,7 @@ fn blocking_pods(f: &Finding) -> Vec<Sample> {
 /// The blocking pod a workload finding reports, empty for other findings.
 fn oldest_pod(f: &Finding) -> String {
     match &f.detail {
-        Detail::Blocked { oldest_pod, .. } => oldest_pod.clone(),
+        Detail::Blocked(b) => b.oldest_pod.clone(),
         _ => String::new(),
     }
 }

@@ -31,7 +31,9 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::image_ref::registry_host;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, probe_failure, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message, ProbeFailure, Settings};
+use crate::diagnosis::{
+    Anomaly, Cause, Detail, Finding, ImagePullDetail, Input, Message, ProbeFailure, Settings,
+};
 
 use super::pod_finding::{
     events_of, first_seen, has_waiting_container, on_its_node, on_node_since, pod_finding,
@@ -134,9 +136,7 @@ const METRICS: &[MetricFamily] = &[
         aggregate: false,
         samples: |f| {
             let (image, registry) = match &f.detail {
-                Detail::ImagePull {
-                    image, registry, ..
-                } => (image.clone(), registry.clone()),
+                Detail::ImagePull(pull) => (pull.image.clone(), pull.registry.clone()),
                 _ => Default::default(),
             };
             since(f, vec![text(&f.node), image, registry, f.cause.to_string()])
@@ -153,7 +153,7 @@ const METRICS: &[MetricFamily] = &[
         aggregate: false,
         samples: |f| {
             let registry = match &f.detail {
-                Detail::ImagePull { registry, .. } => registry.clone(),
+                Detail::ImagePull(pull) => pull.registry.clone(),
                 _ => String::new(),
             };
             one(vec![text(&f.node), registry, f.cause.to_string()], 1.0)
@@ -424,11 +424,11 @@ fn image_pull(c: &Stuck) -> Finding {
         Cause::ImagePull(cause),
         first_seen(&pull_failures).or_else(|| on_node_since(pod)),
         message,
-        Detail::ImagePull {
+        Detail::ImagePull(Box::new(ImagePullDetail {
             registry: registry_host(&image),
             image,
             waiting_reason: waiting.reason.clone(),
-        },
+        })),
     )
 }
 

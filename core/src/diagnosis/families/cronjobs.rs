@@ -14,7 +14,7 @@ use crate::diagnosis::schedule::{
     Schedule, ScheduleError, missed_starting_window, most_recent_schedule_time,
 };
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Found, Input};
+use crate::diagnosis::{Anomaly, Cause, CronJobDetail, Detail, Finding, Found, Input};
 use crate::model::{CronJob, Event, Job, Kind, Name, Time};
 
 use super::pod_finding::object_finding;
@@ -44,7 +44,7 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     // KubeJobFailed) and the CronJob's are matched on it.
     samples: |f| {
         let job = match &f.detail {
-            Detail::CronJob { job: Some(job), .. } => job.clone(),
+            Detail::CronJob(d) => d.job.clone().unwrap_or_default(),
             _ => String::new(),
         };
         since(f, vec![job, f.cause.to_string()])
@@ -205,10 +205,10 @@ fn not_started(
             CronJobCause::PreviousRunActive,
             Some(missed),
             message,
-            Detail::CronJob {
+            Detail::CronJob(Box::new(CronJobDetail {
                 job: Some(active.to_string()),
                 job_cause: cause,
-            },
+            })),
         );
     }
     // The controller's latest word on it, if it is newer than its last start.
@@ -349,10 +349,10 @@ fn runs_failing(
         CronJobCause::RunsFailing,
         runs.first().copied(),
         format!("{success}; its newest Job {name} failed: {said}"),
-        Detail::CronJob {
+        Detail::CronJob(Box::new(CronJobDetail {
             job: Some(name.to_string()),
             job_cause: cause.or(Some("failed")),
-        },
+        })),
     ))
 }
 

@@ -10,7 +10,7 @@ use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, PendingCause};
+use crate::diagnosis::{Anomaly, Cause, DaemonSetDetail, Detail, Finding, Input, PendingCause};
 use crate::model::{Cluster, DaemonSet, HostPort, Kind, Name, Node, Pod, host_ports};
 
 use super::pod_finding::object_finding;
@@ -44,10 +44,8 @@ const METRICS: &[MetricFamily] = &[
         labels: &["cause"],
         anomalies: &[Anomaly::DaemonSetUnscheduled],
         aggregate: false,
-        samples: |f| match f.detail {
-            Detail::DaemonSet { missing_nodes, .. } => {
-                one(vec![f.cause.to_string()], missing_nodes as f64)
-            }
+        samples: |f| match &f.detail {
+            Detail::DaemonSet(d) => one(vec![f.cause.to_string()], d.missing_nodes as f64),
             _ => vec![],
         },
         fold: Fold::Never,
@@ -142,12 +140,12 @@ fn daemonset_unscheduled(cluster: &Cluster, ds: &DaemonSet) -> Option<Finding> {
         Cause::DaemonSetUnscheduled(cause),
         since,
         message,
-        Detail::DaemonSet {
+        Detail::DaemonSet(Box::new(DaemonSetDetail {
             eligible_nodes: eligible.len(),
             missing_nodes: missing.len(),
             desired,
             conflicting_port: conflict.map(|(port, _, _)| port),
-        },
+        })),
     ))
 }
 

@@ -29,7 +29,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, DrainDetail, Finding, Input};
 use crate::model::{Cluster, Event, Kind, Labels, Node, Pod, PodDisruptionBudget, PodPhase, Time};
 
 use super::pod_finding::{first_seen, object_finding};
@@ -57,11 +57,8 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     anomalies: &[Anomaly::NodeDrainBlocked],
     aggregate: false,
     samples: |f| match &f.detail {
-        Detail::Drain {
-            pod,
-            budget,
-            blocking_pods: _,
-        } => {
+        Detail::Drain(d) => {
+            let DrainDetail { pod, budget, .. } = &**d;
             let (namespace, name) = pod.split_once('/').unwrap_or_default();
             since(
                 f,
@@ -136,11 +133,11 @@ fn judge(input: &Input<'_>, node: &Node) -> Option<Finding> {
             cause,
             since,
             format!("{}: {}", e.reason, e.message),
-            Detail::Drain {
+            Detail::Drain(Box::new(DrainDetail {
                 pod: String::new(),
                 budget: None,
                 blocking_pods: 0,
-            },
+            })),
         ));
     }
     blocked.sort_by(|a, b| {
@@ -172,14 +169,14 @@ fn judge(input: &Input<'_>, node: &Node) -> Option<Finding> {
         first.cause,
         since,
         message,
-        Detail::Drain {
+        Detail::Drain(Box::new(DrainDetail {
             pod: key(first.pod),
             budget: first
                 .budget
                 .as_ref()
                 .map(|(b, _)| b.metadata.name.to_string()),
             blocking_pods: blocked.len(),
-        },
+        })),
     ))
 }
 

@@ -14,7 +14,7 @@ use crate::diagnosis::classify;
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
+use crate::diagnosis::{Anomaly, Cause, Detail, EvictedDetail, Finding, Input};
 
 use super::pod_finding::pod_finding;
 
@@ -95,11 +95,11 @@ pub(crate) fn judge(pod: &Pod) -> Option<Finding> {
         Cause::PodEvicted(eviction.cause),
         since,
         message,
-        Detail::Evicted {
+        Detail::Evicted(Box::new(EvictedDetail {
             reason: reason.to_string(),
             owner_kind: owner.map(|o| o.kind.to_string()),
             owner_name: owner.map(|o| o.name.to_string()),
-        },
+        })),
     ))
 }
 

@@ -28,7 +28,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, Detail, Finding, Input, StuckPod, TerminatingCause, node_of,
+    Anomaly, Cause, Detail, Finding, Input, NamespaceDetail, StuckPod, TerminatingCause, node_of,
 };
 
 vocabulary! {
@@ -94,10 +94,7 @@ const METRICS: &[MetricFamily] = &[
         anomalies: &[Anomaly::NamespaceTerminating],
         aggregate: false,
         samples: |f| match &f.detail {
-            Detail::NamespaceContent {
-                remaining_resources,
-                ..
-            } => counts(remaining_resources),
+            Detail::NamespaceContent(n) => counts(&n.remaining_resources),
             _ => vec![],
         },
         fold: Fold::Never,
@@ -111,10 +108,7 @@ const METRICS: &[MetricFamily] = &[
         anomalies: &[Anomaly::NamespaceTerminating],
         aggregate: false,
         samples: |f| match &f.detail {
-            Detail::NamespaceContent {
-                remaining_finalizers,
-                ..
-            } => counts(remaining_finalizers),
+            Detail::NamespaceContent(n) => counts(&n.remaining_finalizers),
             _ => vec![],
         },
         fold: Fold::Never,
@@ -268,12 +262,12 @@ fn judge(cluster: &Cluster, ns: &Namespace, pods: Vec<&Pod>, now: &Moment) -> Fi
         // Namespaces are deleted without a grace period: the timestamp is the request.
         since: ns.metadata.deletion_timestamp,
         message: message.into(),
-        detail: Detail::NamespaceContent {
+        detail: Detail::NamespaceContent(Box::new(NamespaceDetail {
             remaining_resources,
             remaining_finalizers,
             terminating_pods: pods,
             terminating_pods_total: total,
-        },
+        })),
     }
 }
 

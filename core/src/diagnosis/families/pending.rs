@@ -16,7 +16,7 @@ use crate::diagnosis::placement::pod_may_use;
 use crate::diagnosis::vocabulary::vocabulary;
 
 use super::pod_finding::{events_of, pod_finding};
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, PendingDetail, Settings};
 
 vocabulary! {
     /// Why a pod is Pending (anomaly `pod_pending`). All but the last three are
@@ -84,7 +84,8 @@ const METRICS: &[MetricFamily] = &[
         anomalies: &[Anomaly::PodPending],
         aggregate: false,
         samples: |f| match &f.detail {
-            Detail::Pending { reasons, .. } if !reasons.is_empty() => reasons
+            Detail::Pending(p) if !p.reasons.is_empty() => p
+                .reasons
                 .iter()
                 .map(|(r, n)| Sample {
                     labels: vec![r.to_string()],
@@ -443,11 +444,11 @@ fn unschedulable(input: &Input<'_>, pod: &Pod, c: &PodCondition) -> Finding {
         cause,
         pending_since(pod.metadata.creation_timestamp, c.last_transition_time),
         message,
-        Detail::Pending {
+        Detail::Pending(Box::new(PendingDetail {
             reasons: parsed.reasons,
             nodes_total: parsed.nodes_total,
             pressured_nodes: pressured_nodes(cluster, eligible, cause),
-        },
+        })),
     )
 }
 

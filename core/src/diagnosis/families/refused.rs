@@ -28,7 +28,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, since, text};
 use crate::diagnosis::placement::daemon_pod_fits;
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message, RefusedDetail};
 
 use super::pod_finding::object_finding;
 
@@ -89,10 +89,8 @@ const METRICS: &[MetricFamily] = &[
         labels: &["cause"],
         anomalies: &[Anomaly::PodCreateRefused],
         aggregate: false,
-        samples: |f| match f.detail {
-            Detail::Refused {
-                desired, current, ..
-            } => one(vec![f.cause.to_string()], f64::from(desired - current)),
+        samples: |f| match &f.detail {
+            Detail::Refused(r) => one(vec![f.cause.to_string()], f64::from(r.desired - r.current)),
             _ => vec![],
         },
         fold: Fold::Never,
@@ -228,7 +226,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
         Cause::PodCreateRefused(cause),
         since,
         message,
-        Detail::Refused {
+        Detail::Refused(Box::new(RefusedDetail {
             deployment,
             quota,
             resource,
@@ -236,7 +234,7 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
             pod_security_level: level,
             desired: c.desired,
             current: c.current,
-        },
+        })),
     ))
 }
 
@@ -245,20 +243,13 @@ fn judge(cluster: &Cluster, c: &Controller) -> Option<Finding> {
 /// (an empty label is no label to Prometheus).
 fn refusal_labels(f: &Finding) -> Vec<String> {
     match &f.detail {
-        Detail::Refused {
-            deployment,
-            quota,
-            resource,
-            webhook,
-            pod_security_level,
-            ..
-        } => vec![
-            text(deployment),
+        Detail::Refused(r) => vec![
+            text(&r.deployment),
             f.cause.to_string(),
-            text(quota),
-            text(resource),
-            text(webhook),
-            pod_security_level.unwrap_or_default().to_string(),
+            text(&r.quota),
+            text(&r.resource),
+            text(&r.webhook),
+            r.pod_security_level.unwrap_or_default().to_string(),
         ],
         _ => vec![],
     }
@@ -340,18 +331,11 @@ mod tests {
         assert_refused(f, RefusalCause::QuotaExceeded, "2024-05-01T11:00:00Z");
         assert_eq!(f.message, QUOTA);
         match &f.detail {
-            Detail::Refused {
-                deployment,
-                quota,
-                resource,
-                desired,
-                current,
-                ..
-            } => {
-                assert_eq!(deployment.as_deref(), Some("web"));
-                assert_eq!(quota.as_deref(), Some("compute"));
-                assert_eq!(resource.as_deref(), Some("limits.memory"));
-                assert_eq!((*desired, *current), (3, 1));
+            Detail::Refused(r) => {
+                assert_eq!(r.deployment.as_deref(), Some("web"));
+                assert_eq!(r.quota.as_deref(), Some("compute"));
+                assert_eq!(r.resource.as_deref(), Some("limits.memory"));
+                assert_eq!((r.desired, r.current), (3, 1));
             }
             other => panic!("{other:?}"),
         }
@@ -408,8 +392,8 @@ mod tests {
             "2024-05-01T10:00:00Z",
         );
         match &found[0].detail {
-            Detail::Refused { webhook, .. } => {
-                assert_eq!(webhook.as_deref(), Some("inject.example.io"))
+            Detail::Refused(r) => {
+                assert_eq!(r.webhook.as_deref(), Some("inject.example.io"))
             }
             other => panic!("{other:?}"),
         }
@@ -516,11 +500,9 @@ mod tests {
         ));
         let found = refused(&c);
         assert_eq!(found.len(), 1, "{found:#?}");
-        match found[0].detail {
-            Detail::Refused {
-                desired, current, ..
-            } => assert_eq!((desired, current), (2, 0)),
-            ref other => panic!("{other:?}"),
+        match &found[0].detail {
+            Detail::Refused(r) => assert_eq!((r.desired, r.current), (2, 0)),
+            other => panic!("{other:?}"),
         }
         // With a pod on each Ready node it is not short.
         for node in ["n1", "n2"] {

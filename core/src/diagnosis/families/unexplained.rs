@@ -19,7 +19,7 @@ use crate::model::{Cluster, ConditionStatus, Pod, PodCondition, PodPhase, Time};
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
-use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings};
+use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings, StuckDetail};
 
 use super::not_ready::of_finished_job;
 use super::pod_finding::{events_of, on_node_since, pod_finding};
@@ -45,7 +45,7 @@ const METRICS: &[MetricFamily] = &[MetricFamily {
     aggregate: false,
     samples: |f| {
         let phase = match &f.detail {
-            Detail::Stuck { phase, .. } => phase.to_string(),
+            Detail::Stuck(s) => s.phase.to_string(),
             _ => String::new(),
         };
         since(f, vec![text(&f.node), phase, f.cause.to_string()])
@@ -151,11 +151,11 @@ fn judge(cluster: &Cluster, pod: &Pod, now: &Moment, settings: &Settings) -> Opt
         Cause::PodStuck(StuckCause::Unknown),
         Some(since),
         message,
-        Detail::Stuck {
+        Detail::Stuck(Box::new(StuckDetail {
             phase,
             conditions,
             events: quoted,
-        },
+        })),
     ))
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::{Explanation, Known, Subject, VerdictCause, controller_only, explain, finding};
 use crate::diagnosis::classify;
 use crate::diagnosis::{
-    Cause, CrashLoopCause, Detail, Finding, Input, Owner, namespace_of, node_of,
+    Cause, CrashLoopCause, Detail, Finding, Input, Owner, VerdictDetail, namespace_of, node_of,
 };
 use crate::model::{Condition, ContainerStatus, Job, Kind, Name, Pod, PodPhase, Time};
 
@@ -348,7 +348,7 @@ pub(super) fn pod_failed(known: &Known<'_, '_>, pod: &Pod) -> Option<Finding> {
             .or(pod.status.start_time)
             .or(pod.metadata.creation_timestamp),
         message: message.into(),
-        detail: Detail::Verdict {
+        detail: Detail::Verdict(Box::new(VerdictDetail {
             pod_cause: Some(pod_cause),
             pods: 1,
             example_pod: None,
@@ -356,6 +356,6 @@ pub(super) fn pod_failed(known: &Known<'_, '_>, pod: &Pod) -> Option<Finding> {
             ready: 0,
             reason: pod.status.reason().to_string(),
             registry: None,
-        },
+        })),
     })
 }

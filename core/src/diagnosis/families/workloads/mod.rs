@@ -29,7 +29,7 @@ use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, Verdicts,
+    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, VerdictDetail, Verdicts,
 };
 use crate::model::{Kind, Meta, Name, Pod, Time};
 
@@ -87,7 +87,7 @@ fn verdict_labels(f: &Finding) -> Vec<String> {
         .map(|o| (o.kind.clone(), o.name.clone()))
         .unwrap_or_default();
     let registry = match &f.detail {
-        Detail::Verdict { registry, .. } => text(registry),
+        Detail::Verdict(v) => text(&v.registry),
         _ => String::new(),
     };
     vec![
@@ -102,7 +102,7 @@ fn verdict_labels(f: &Finding) -> Vec<String> {
 
 fn pod_cause(f: &Finding) -> String {
     match &f.detail {
-        Detail::Verdict { pod_cause, .. } => pod_cause.unwrap_or_default().to_string(),
+        Detail::Verdict(v) => v.pod_cause.unwrap_or_default().to_string(),
         _ => String::new(),
     }
 }
@@ -370,7 +370,7 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
         cause: anomaly_cause,
         since: e.since,
         message: message.into(),
-        detail: Detail::Verdict {
+        detail: Detail::Verdict(Box::new(VerdictDetail {
             pod_cause: e.pod_cause,
             pods: e.pods,
             example_pod: e.example.map(|(pod, _)| pod),
@@ -378,7 +378,7 @@ fn finding(subject: &Subject<'_>, anomaly_cause: Cause, e: Explanation) -> Findi
             ready: subject.ready,
             reason: subject.said.clone(),
             registry: e.registry,
-        },
+        })),
     }
 }
 
