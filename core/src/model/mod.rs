@@ -64,8 +64,7 @@ pub use pod::{
     Waiting,
 };
 pub use pod_disruption_budget::{
-    BudgetSpec, BudgetStatus, IntOrPercent, LabelRequirement, LabelSelector, PodDisruptionBudget,
-    TemplateLabels,
+    BudgetSpec, BudgetStatus, IntOrPercent, LabelSelector, PodDisruptionBudget, TemplateLabels,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
+use super::workload::NodeSelectorRequirement;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct PodDisruptionBudget {
@@ -108,18 +109,8 @@ pub struct LabelSelector {
     #[serde(default, deserialize_with = "nullable")]
     pub match_labels: Labels,
     #[serde(default, deserialize_with = "nullable")]
-    pub match_expressions: Vec<LabelRequirement>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct LabelRequirement {
-    #[serde(default, deserialize_with = "nullable")]
-    pub key: String,
-    /// `In`, `NotIn`, `Exists`, `DoesNotExist`.
-    #[serde(default, deserialize_with = "nullable")]
-    pub operator: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub values: Vec<String>,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`: a node selector's shape.
+    pub match_expressions: Vec<NodeSelectorRequirement>,
 }
 
 impl LabelSelector {
