@@ -134,9 +134,9 @@ impl Node {
     }
 
     /// Whether the node is being emptied: cordoned (`spec.unschedulable`, or
-    /// the taint that mirrors it), or tainted by an autoscaler draining it (cluster-autoscaler's
-    /// `ToBeDeletedByClusterAutoscaler`, Karpenter's `karpenter.sh/disrupted`
-    /// and, before v1, `karpenter.sh/disruption`).
+    /// the taint that mirrors it), or tainted by an autoscaler draining it
+    /// (cluster-autoscaler's `ToBeDeletedByClusterAutoscaler`, Karpenter's
+    /// `karpenter.sh/disrupted` and, before v1, `karpenter.sh/disruption`).
     pub(crate) fn is_draining(&self) -> bool {
         self.spec.unschedulable || DRAIN_TAINTS.iter().any(|k| self.has_taint(k))
     }

@@ -30,7 +30,9 @@ use crate::diagnosis::metric::{Fold, Identity, MetricFamily, since};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::wording::count;
 use crate::diagnosis::{Anomaly, Cause, Detail, DrainDetail, Finding, Input};
-use crate::model::{Cluster, Event, Kind, Labels, Node, Pod, PodDisruptionBudget, PodPhase, Time};
+use crate::model::{
+    Cluster, Event, Kind, Labels, Node, ObjectKey, Pod, PodDisruptionBudget, PodPhase, Time,
+};
 
 use super::pod_finding::{first_seen, object_finding};
 
@@ -189,7 +191,7 @@ fn finding(
 ) -> Finding {
     let mut f = object_finding(
         Kind::Node,
-        &node_meta(node),
+        &node.metadata,
         Cause::NodeDrainBlocked(cause),
         since,
         message,
@@ -199,17 +201,9 @@ fn finding(
     f
 }
 
-/// A Node's identity as a finding names it (its labels are not needed).
-fn node_meta(node: &Node) -> crate::model::Meta {
-    crate::model::Meta {
-        name: node.metadata.name.clone(),
-        uid: node.metadata.uid.clone(),
-        ..Default::default()
-    }
-}
-
+/// `namespace/name`, as the finding's message and labels name a pod.
 fn key(pod: &Pod) -> String {
-    format!("{}/{}", pod.metadata.namespace, pod.metadata.name)
+    ObjectKey::from(&pod.metadata).to_string()
 }
 
 fn reason(b: &Blocked<'_>) -> String {
@@ -326,7 +320,7 @@ fn held_by<'a>(pod: &'a Pod, budget: &'a PodDisruptionBudget) -> Option<Blocked<
 fn labels_of(cluster: &Cluster, pod: &Pod) -> Option<Labels> {
     let c = pod.metadata.controller()?;
     let namespace = pod.metadata.namespace.as_str();
-    let key = crate::model::ObjectKey::new(namespace, c.name.as_str());
+    let key = ObjectKey::new(namespace, c.name.as_str());
     match c.kind.as_str() {
         "ReplicaSet" => Some(cluster.replica_set(&key)?.spec.template.labels().clone()),
         "ReplicationController" => Some(

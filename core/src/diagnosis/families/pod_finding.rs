@@ -50,9 +50,9 @@ pub(super) fn pod_finding(
 
 /// The finding about a controller (or another object that is not a pod): no
 /// container, no owner, and no node unless the caller names one.
-pub(super) fn object_finding(
+pub(super) fn object_finding<L, M>(
     kind: Kind,
-    meta: &Meta,
+    meta: &Meta<L, M>,
     cause: Cause,
     since: Option<Time>,
     message: impl Into<Message>,
