@@ -53,6 +53,11 @@ pub fn blocks() -> Vec<Block> {
         },
         Block {
             path: "README.md",
+            name: "thresholds",
+            text: crate::diagnosis::thresholds_markdown(),
+        },
+        Block {
+            path: "README.md",
             name: "kubectl-get-dump",
             text: kubectl_get(),
         },
@@ -91,6 +96,10 @@ fn find(document: &str, name: &str) -> Option<(usize, usize)> {
         (
             format!("# BEGIN GENERATED: {name}\n"),
             format!("# END GENERATED: {name}"),
+        ),
+        (
+            format!("// BEGIN GENERATED: {name}\n"),
+            format!("// END GENERATED: {name}"),
         ),
     ];
     markers.iter().find_map(|(begin, end)| {
@@ -225,6 +234,16 @@ mod tests {
             "docs/causes.md",
             "roots",
             &Catalogue::new().roots_markdown(),
+        );
+    }
+
+    /// README's table of thresholds is the diagnosis's list of them.
+    #[test]
+    fn readme_lists_every_threshold() {
+        check(
+            "README.md",
+            "thresholds",
+            &crate::diagnosis::thresholds_markdown(),
         );
     }
 

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use jiff::SignedDuration;
 
-use crate::diagnosis::Settings;
+use crate::diagnosis::{Settings, THRESHOLDS};
 use crate::model::Time;
 use crate::output::terminal;
 
@@ -124,59 +124,52 @@ fn colours_wanted() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// Thresholds for anomalies that need time to be anomalies.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct Thresholds {
-    /// A pod with no PodScheduled condition this long after creation counts as `not_scheduled`.
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNSCHEDULED_AFTER")]
-    pub(crate) unscheduled_after: SignedDuration,
-
-    /// A scheduled pod creating containers this long with no warning event counts as `container_creating`.
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CREATING_AFTER")]
-    pub(crate) creating_after: SignedDuration,
-
-    /// A Running pod not Ready this long (since its Ready condition changed) counts as `pod_not_ready`.
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_NOT_READY_AFTER")]
-    pub(crate) not_ready_after: SignedDuration,
-
-    /// A pod whose start waits this long on an init container that runs (or a native sidecar that has not started) counts as `init_container_running`.
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_INIT_AFTER")]
-    pub(crate) init_after: SignedDuration,
-
-    /// A Deployment (its Available condition False), StatefulSet or DaemonSet short of available pods this long with no pod of it saying why gets the verdict `replicas_unavailable` (a DaemonSet whose failed pods its controller keeps deleting, `daemon_pod_failed`).
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_UNAVAILABLE_AFTER")]
-    pub(crate) unavailable_after: SignedDuration,
-
-    /// A Job active this long after it started, with no pod of it in trouble, is `job_not_completed` (`running_long`).
-    #[arg(long, value_parser = parse_duration, default_value = "11h", env = "KUBE_LIFECYCLE_JOB_AFTER")]
-    pub(crate) job_after: SignedDuration,
-
-    /// A pod held by spec.schedulingGates this long is `pod_pending` with cause `gated_too_long` (alerted); before, `scheduling_gated` (informational).
-    #[arg(long, value_parser = parse_duration, default_value = "30m", env = "KUBE_LIFECYCLE_GATED_AFTER")]
-    pub(crate) gated_after: SignedDuration,
-
-    /// A PersistentVolumeClaim Pending this long with no provisioner's error (none running, or no volume and no class), or Terminating this long, is `claim_stuck`.
-    #[arg(long, value_parser = parse_duration, default_value = "5m", env = "KUBE_LIFECYCLE_CLAIM_AFTER")]
-    pub(crate) claim_after: SignedDuration,
-
-    /// A node being drained (cordoned, or tainted by an autoscaler draining it) this long that keeps pods a drain cannot evict (a PodDisruptionBudget allowing no disruption, a pod of no controller, one stuck Terminating) is `node_drain_blocked`.
-    #[arg(long, value_parser = parse_duration, default_value = "10m", env = "KUBE_LIFECYCLE_DRAIN_AFTER")]
-    pub(crate) drain_after: SignedDuration,
-}
+/// Thresholds for anomalies that need time to be anomalies: a flag and an
+/// environment variable for each of the diagnosis's `THRESHOLDS`, so that a
+/// threshold is declared once, beside its default and meaning.
+#[derive(Debug, Clone)]
+pub(crate) struct Thresholds(Settings);
 
 impl Thresholds {
     pub(crate) fn settings(&self) -> Settings {
-        Settings {
-            unscheduled_after: self.unscheduled_after,
-            creating_after: self.creating_after,
-            not_ready_after: self.not_ready_after,
-            init_after: self.init_after,
-            unavailable_after: self.unavailable_after,
-            job_after: self.job_after,
-            gated_after: self.gated_after,
-            claim_after: self.claim_after,
-            drain_after: self.drain_after,
+        self.0.clone()
+    }
+}
+
+impl clap::FromArgMatches for Thresholds {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut thresholds = Thresholds(Settings::default());
+        thresholds.update_from_arg_matches(matches)?;
+        Ok(thresholds)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        for threshold in THRESHOLDS {
+            if let Some(value) = matches.get_one::<SignedDuration>(threshold.field) {
+                (threshold.set)(&mut self.0, *value);
+            }
         }
+        Ok(())
+    }
+}
+
+impl clap::Args for Thresholds {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        THRESHOLDS.iter().fold(command, |command, threshold| {
+            command.arg(
+                clap::Arg::new(threshold.field)
+                    .long(threshold.flag())
+                    .value_name("DURATION")
+                    .value_parser(parse_duration)
+                    .default_value(threshold.default)
+                    .env(threshold.env())
+                    .help(threshold.meaning),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
     }
 }
 
@@ -188,4 +181,47 @@ pub(crate) fn parse_time(s: &str) -> Result<Time, String> {
 pub(crate) fn parse_duration(s: &str) -> Result<SignedDuration, String> {
     let d = humantime::parse_duration(s).map_err(|e| format!("{e} (expected e.g. 90s, 5m, 1h)"))?;
     SignedDuration::try_from(d).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{Cli, Command};
+    use crate::diagnosis::{Settings, THRESHOLDS};
+
+    fn diagnose_settings(args: &[&str]) -> Settings {
+        let argv = ["kube-lifecycle-exporter", "diagnose"].iter().chain(args);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Some(Command::Diagnose(args)) => args.thresholds.settings(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Every threshold is a flag that sets its own field, and defaults to the
+    /// table's default when not given.
+    #[test]
+    fn each_threshold_is_a_flag_with_its_default() {
+        assert_eq!(diagnose_settings(&[]), Settings::default());
+        for t in THRESHOLDS {
+            let flag = format!("--{}", t.flag());
+            let settings = diagnose_settings(&[flag.as_str(), "17m"]);
+            assert_eq!(
+                (t.get)(&settings),
+                jiff::SignedDuration::from_mins(17),
+                "{flag}"
+            );
+        }
+        let bad = Cli::try_parse_from([
+            "kube-lifecycle-exporter",
+            "diagnose",
+            "--drain-after",
+            "soon",
+        ]);
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("expected e.g. 90s, 5m")
+        );
+    }
 }

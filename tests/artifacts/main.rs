@@ -13,9 +13,12 @@ mod generate;
 #[path = "../deploy/kustomize.rs"]
 mod kustomize;
 
+// One module per file and folder here (`cargo xtask generate`).
+// BEGIN GENERATED: modules
 mod alert_rules;
 mod deploy;
 mod dockerfile;
 mod helm;
 mod mixin;
 mod readme;
+// END GENERATED: modules

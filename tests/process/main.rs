@@ -7,6 +7,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+// One module per file and folder here (`cargo xtask generate`).
+// BEGIN GENERATED: modules
 mod benchmark_smoke;
 mod browser;
 mod diagnose_cli;
@@ -22,3 +24,4 @@ mod live_exporter;
 mod page;
 mod sharding;
 mod web_config;
+// END GENERATED: modules

@@ -11,6 +11,8 @@ mod common;
 #[allow(dead_code, unreachable_pub)]
 mod fuzz;
 
+// One module per file and folder here (`cargo xtask generate`).
+// BEGIN GENERATED: modules
 mod claims;
 mod containers;
 mod cronjobs;
@@ -34,3 +36,4 @@ mod roots;
 mod terminating;
 mod verdicts;
 mod workloads;
+// END GENERATED: modules

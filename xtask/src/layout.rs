@@ -40,6 +40,32 @@ pub(crate) fn source_files(root: &Path) -> Result<String> {
     Ok(text)
 }
 
+/// The test binaries whose module lists are generated: each is a `main.rs`
+/// with one `mod` per file and folder beside it.
+pub(crate) const TEST_BINARIES: &[&str] = &["tests/pure", "tests/process", "tests/artifacts"];
+
+/// `mod` lines for every Rust file (but `main.rs`) and every folder with a
+/// `mod.rs` in `dir`, sorted: a test file added is compiled without a line
+/// written by hand.
+pub(crate) fn test_modules(dir: &Path) -> Result<String> {
+    let mut modules = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if path.is_dir() && path.join("mod.rs").is_file() {
+            modules.push(name);
+        } else if let Some(stem) = name.strip_suffix(".rs").filter(|s| *s != "main") {
+            modules.push(stem.to_string());
+        }
+    }
+    modules.sort();
+    Ok(modules.iter().map(|m| format!("mod {m};\n")).collect())
+}
+
 /// `dir` and every folder below it that holds Rust source, each with its
 /// Rust files.
 fn folders_of(dir: &Path, out: &mut Vec<(PathBuf, Vec<PathBuf>)>) -> Result<()> {

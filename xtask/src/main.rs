@@ -10,8 +10,9 @@
 //!    of `deploy/`;
 //! 4. helm: the chart's copies of the rule pack and the dashboards, and its
 //!    appVersion (the crate version);
-//! 5. docs: the generated blocks of the documentation (`doc_blocks`), and the
-//!    README's list of every source file (`layout`).
+//! 5. docs: the generated blocks of the documentation (`doc_blocks`), the
+//!    README's list of every source file and the test binaries' `mod` lines
+//!    (`layout`).
 //!
 //! Nothing is written until every stage has run. `--check` writes nothing and
 //! fails naming every file that differs. Both check that every generated YAML
@@ -282,6 +283,15 @@ fn write_doc_blocks(root: &Path, outputs: &mut Outputs) -> Result<((), String)> 
     let listed = doc_blocks::replace(&readme, "layout", &layout::source_files(root)?)
         .context("README.md has no block `layout` (add the BEGIN/END GENERATED markers)")?;
     outputs.edited("README.md", listed);
+    for dir in layout::TEST_BINARIES {
+        let main = format!("{dir}/main.rs");
+        let text = outputs.read(&main)?;
+        let listed = doc_blocks::replace(&text, "modules", &layout::test_modules(&root.join(dir))?)
+            .with_context(|| {
+                format!("{main} has no block `modules` (add the BEGIN/END GENERATED markers)")
+            })?;
+        outputs.edited(&main, listed);
+    }
     // A marked block nothing generates would never be updated.
     let mut known: BTreeSet<(&str, &str)> = blocks.iter().map(|b| (b.path, b.name)).collect();
     known.insert(("README.md", "layout"));
@@ -305,7 +315,7 @@ fn write_doc_blocks(root: &Path, outputs: &mut Outputs) -> Result<((), String)> 
     Ok((
         (),
         format!(
-            "{} blocks of {}, the layout of README.md",
+            "{} blocks of {}, the layout of README.md, the test binaries' modules",
             blocks.len(),
             documents.into_iter().collect::<Vec<_>>().join(", ")
         ),

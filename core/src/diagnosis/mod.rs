@@ -23,6 +23,7 @@ mod placement;
 pub mod roots;
 pub mod runbook;
 mod schedule;
+mod settings;
 #[cfg(test)]
 mod settled_tests;
 mod vocabulary;
@@ -30,15 +31,10 @@ pub mod wording;
 
 use std::sync::Arc;
 
-use jiff::SignedDuration;
-
 use crate::model::{Cluster, ContainerKind, Kind, Name, Time};
 
-pub use detail::{
-    BlockedDetail, CronJobDetail, DaemonSetDetail, Detail, DrainDetail, EvictedDetail,
-    ImagePullDetail, NamespaceDetail, PendingDetail, RefusedDetail, StuckDetail, StuckPod,
-    VerdictDetail,
-};
+// What a finding knows beyond its cause, each family's boxed facts with it.
+pub use detail::*;
 // Every family's cause type, the anomalies and the list of families: a new
 // family's causes are exported here without a line of their own.
 pub use families::*;
@@ -46,7 +42,8 @@ pub use family::Family;
 pub(crate) use family::{AllVerdicts, Found, Input, Judge, KeptByPod, Verdicts};
 pub use incremental::Incremental;
 pub use roots::{Root, RootCause, RootCauses, RootKey, RootKind, Victim, VictimKind};
-pub use runbook::{Runbook, Scope};
+pub use runbook::Scope;
+pub use settings::{Settings, THRESHOLDS, Threshold, thresholds_markdown};
 pub use vocabulary::ProbeFailure;
 
 /// A controller of pods, by kind and name (shared with the model's copy).
@@ -63,60 +60,6 @@ impl Owner {
             kind: c.kind.clone(),
             name: c.name.clone(),
         })
-    }
-}
-
-/// Thresholds for anomalies that are only anomalies after a while.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    /// A pod with no PodScheduled condition this long after creation is `not_scheduled`.
-    pub unscheduled_after: SignedDuration,
-    /// A scheduled pod still creating containers this long, with no event that
-    /// explains it, is `container_creating` with cause `unknown`.
-    pub creating_after: SignedDuration,
-    /// A Running pod not Ready this long (since its Ready condition last
-    /// changed) is `pod_not_ready`.
-    pub not_ready_after: SignedDuration,
-    /// A pod whose start has waited this long on an init container that runs
-    /// (or a sidecar that has not started) is `init_container_running`.
-    pub init_after: SignedDuration,
-    /// A Deployment short of available pods this long (since its Available
-    /// condition turned False) with no pod of it saying why gets the verdict
-    /// `replicas_unavailable`. (A workload whose pods say why gets its verdict
-    /// as soon as they do.)
-    pub unavailable_after: SignedDuration,
-    /// A Job still active this long after it started, with no pod of it in
-    /// trouble, is `job_not_completed` with cause `running_long`.
-    pub job_after: SignedDuration,
-    /// A pod held by scheduling gates this long is `gated_too_long`.
-    pub gated_after: SignedDuration,
-    /// A PersistentVolumeClaim Pending this long with no provisioner's word,
-    /// or Terminating this long, is `claim_stuck`.
-    pub claim_after: SignedDuration,
-    /// A node being drained this long that keeps pods a drain cannot evict
-    /// is `node_drain_blocked`.
-    pub drain_after: SignedDuration,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            unscheduled_after: SignedDuration::from_mins(5),
-            creating_after: SignedDuration::from_mins(5),
-            not_ready_after: SignedDuration::from_mins(5),
-            init_after: SignedDuration::from_mins(5),
-            unavailable_after: SignedDuration::from_mins(5),
-            job_after: SignedDuration::from_hours(11),
-            gated_after: SignedDuration::from_mins(30),
-            // A running provisioner reports its first failed attempt within
-            // a minute or so; five minutes of silence is none answering.
-            claim_after: SignedDuration::from_mins(5),
-            // A drain evicts what it can within a minute or two; a budget
-            // still at zero after ten is not a replacement coming up. With
-            // the alert's five minutes a ticket is raised at fifteen, when
-            // an EKS managed node group's update gives up on the node.
-            drain_after: SignedDuration::from_mins(10),
-        }
     }
 }
 

@@ -3,10 +3,14 @@
 //! Every alert of `alerts/kube-lifecycle.rules.yaml` is one [`Runbook`]; its runbook
 //! lives in `docs/runbooks/<Alert>.md`, and a published copy is addressed as
 //! `<base>/<alert in lower case>`, as kube-prometheus addresses its runbooks. A test
-//! checks that the rule file and this list name the same alerts.
+//! checks that the rule file and the list of alerts (`runbooks!` in
+//! `families/mod.rs`) name the same alerts.
 
 use super::Cause;
+pub use super::families::Runbook;
 
+/// The alerts, declared in `families/mod.rs` beside the anomalies whose
+/// default alerts they are: each variant's alert name and [`Scope`].
 macro_rules! runbooks {
     ($($variant:ident => $alert:literal: $scope:ident,)+) => {
         /// Alert names; each has exactly one runbook.
@@ -28,9 +32,9 @@ macro_rules! runbooks {
             /// What one of its alerts is about, and so what stands for what:
             /// an alert about a node or the cluster speaks for the pods it
             /// counts, a workload's for its pods.
-            pub fn scope(self) -> Scope {
+            pub fn scope(self) -> $crate::diagnosis::Scope {
                 match self {
-                    $(Runbook::$variant => Scope::$scope,)+
+                    $(Runbook::$variant => $crate::diagnosis::Scope::$scope,)+
                 }
             }
 
@@ -46,6 +50,8 @@ macro_rules! runbooks {
         }
     };
 }
+
+pub(crate) use runbooks;
 
 /// What one alert is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -85,64 +91,6 @@ impl Scope {
             Scope::Victims => "victims",
         }
     }
-}
-
-runbooks! {
-    PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck": Pod,
-    PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers": Pod,
-    PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost": Pod,
-    NodeLost => "KubeLifecycleNodeLost": Node,
-    PodTerminatingContainersRunning => "KubeLifecyclePodTerminatingContainersRunning": Pod,
-    PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck": Pod,
-    DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked": Workload,
-    StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck": Workload,
-    JobBlockedByTerminating => "KubeLifecycleJobBlockedByTerminating": Workload,
-    DeploymentRolloutStuck => "KubeLifecycleDeploymentRolloutStuck": Workload,
-    StatefulSetUpdateStuck => "KubeLifecycleStatefulSetUpdateStuck": Workload,
-    DaemonSetRolloutStuck => "KubeLifecycleDaemonSetRolloutStuck": Workload,
-    JobFailed => "KubeLifecycleJobFailed": Workload,
-    JobNotCompleted => "KubeLifecycleJobNotCompleted": Workload,
-    PodFailed => "KubeLifecyclePodFailed": Pod,
-    NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent": Namespace,
-    NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers": Namespace,
-    NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed": Namespace,
-    PodUnschedulable => "KubeLifecyclePodUnschedulable": Pod,
-    SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling": Cluster,
-    PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown": Pod,
-    PodSchedulingGated => "KubeLifecyclePodSchedulingGated": Pod,
-    NodesUnderPressure => "KubeLifecycleNodesUnderPressure": Node,
-    PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck": Pod,
-    PodSandboxFailingOnNode => "KubeLifecyclePodSandboxFailingOnNode": Node,
-    PodSandboxFailing => "KubeLifecyclePodSandboxFailing": Cluster,
-    InitContainerStuck => "KubeLifecycleInitContainerStuck": Pod,
-    ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized": Pod,
-    ImagePullNotFound => "KubeLifecycleImagePullNotFound": Pod,
-    ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable": Pod,
-    ImagePullRateLimited => "KubeLifecycleImagePullRateLimited": Pod,
-    ImagePullNodeImageStore => "KubeLifecycleImagePullNodeImageStore": Pod,
-    ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing": Pod,
-    RegistryPullFailing => "KubeLifecycleRegistryPullFailing": Registry,
-    ContainerCrashLooping => "KubeLifecycleContainerCrashLooping": Pod,
-    ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping": Pod,
-    ContainerProbeKilled => "KubeLifecycleContainerProbeKilled": Pod,
-    PodNotReady => "KubeLifecyclePodNotReady": Pod,
-    PodEvictions => "KubeLifecyclePodEvictions": Namespace,
-    PodResizeStuck => "KubeLifecyclePodResizeStuck": Pod,
-    PersistentVolumeClaimStuck => "KubeLifecyclePersistentVolumeClaimStuck": Claim,
-    PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained": Pod,
-    ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
-    DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,
-    CronJobNotRunning => "KubeLifecycleCronJobNotRunning": Workload,
-    NodeDrainBlocked => "KubeLifecycleNodeDrainBlocked": Node,
-    AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable": Cluster,
-    PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded": Workload,
-    PodCreateRefused => "KubeLifecyclePodCreateRefused": Workload,
-    ExporterDown => "KubeLifecycleExporterDown": Exporter,
-    WatchNotSynced => "KubeLifecycleWatchNotSynced": Exporter,
-    WatchErrors => "KubeLifecycleWatchErrors": Exporter,
-    WatchRestarting => "KubeLifecycleWatchRestarting": Exporter,
-    ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries": Exporter,
-    ExplainedByRootCause => "KubeLifecycleExplainedByRootCause": Victims,
 }
 
 impl Runbook {

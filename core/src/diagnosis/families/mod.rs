@@ -1,12 +1,13 @@
 //! The anomaly families, each declared once in its own module: its causes
 //! (`vocabulary!`), how it diagnoses, how its findings' facts read and the
 //! metric families they feed ([`Family`]). This file is the one list: the
-//! anomalies with their cause vocabularies and default alerts, and the
-//! families in the order the diagnosis runs them (a family may read the
-//! findings of those before it: [`unexplained`] runs last).
+//! anomalies with their cause vocabularies and default alerts, the alerts
+//! (each with its runbook), and the families in the order the diagnosis
+//! runs them (a family may read the findings of those before it:
+//! [`unexplained`] runs last).
 //!
-//! Adding a family is adding its module and one line to each list below, and
-//! the rule, runbook and tests CONTRIBUTING.md lists.
+//! Adding a family is adding its module and one line to each list below,
+//! and the rule, runbook, example and tests CONTRIBUTING.md lists.
 
 mod blocking;
 mod claims;
@@ -49,6 +50,7 @@ pub(crate) use terminating::is_lost_node;
 pub use terminating::terminating_cause;
 
 use super::family::Family;
+use super::runbook::runbooks;
 use super::vocabulary::anomalies;
 
 anomalies! {
@@ -78,6 +80,67 @@ anomalies! {
     CronJobNotRunning = "cronjob_not_running" (CronJobCause) => CronJobNotRunning : "A CronJob, not suspended, has not run as its schedule says: a schedule time passed more than 5 minutes ago without a Job started (its controller's reason, or a prior Job still active under concurrencyPolicy Forbid, with that Job's own cause), its schedule or time zone starts nothing, or its runs keep failing since its last success.",
     NodeDrainBlocked = "node_drain_blocked" (DrainCause) => NodeDrainBlocked : "A node being drained (cordoned, or tainted by an autoscaler that drains it) for longer than --drain-after (10 minutes by default) keeps pods a drain cannot evict: held by a PodDisruptionBudget that allows no disruption, covered by two budgets, of no controller, or stuck Terminating; or an autoscaler says its drain fails.",
     PodStuck = "pod_stuck" (StuckCause) => PodStuckUnexplained : "A pod Pending, not Ready or not initialized past its threshold (--unscheduled-after, --creating-after, --init-after, --not-ready-after) that no other anomaly explains: never \"nothing is stuck\" when something is.",
+}
+
+// Every alert of `alerts/kube-lifecycle.rules.yaml`, each with one runbook
+// (`docs/runbooks/<alert>.md`) and what it is about: the anomalies' default
+// alerts above, the alerts some causes raise instead, and the exporter's own.
+runbooks! {
+    PodTerminatingStuck => "KubeLifecyclePodTerminatingStuck": Pod,
+    PodTerminatingFinalizers => "KubeLifecyclePodTerminatingFinalizers": Pod,
+    PodTerminatingNodeLost => "KubeLifecyclePodTerminatingNodeLost": Pod,
+    NodeLost => "KubeLifecycleNodeLost": Node,
+    PodTerminatingContainersRunning => "KubeLifecyclePodTerminatingContainersRunning": Pod,
+    PodTerminatingCleanupStuck => "KubeLifecyclePodTerminatingCleanupStuck": Pod,
+    DeploymentRecreateBlocked => "KubeLifecycleDeploymentRecreateBlocked": Workload,
+    StatefulSetPodStuck => "KubeLifecycleStatefulSetPodStuck": Workload,
+    JobBlockedByTerminating => "KubeLifecycleJobBlockedByTerminating": Workload,
+    DeploymentRolloutStuck => "KubeLifecycleDeploymentRolloutStuck": Workload,
+    StatefulSetUpdateStuck => "KubeLifecycleStatefulSetUpdateStuck": Workload,
+    DaemonSetRolloutStuck => "KubeLifecycleDaemonSetRolloutStuck": Workload,
+    JobFailed => "KubeLifecycleJobFailed": Workload,
+    JobNotCompleted => "KubeLifecycleJobNotCompleted": Workload,
+    PodFailed => "KubeLifecyclePodFailed": Pod,
+    NamespaceTerminatingContent => "KubeLifecycleNamespaceTerminatingContent": Namespace,
+    NamespaceTerminatingFinalizers => "KubeLifecycleNamespaceTerminatingFinalizers": Namespace,
+    NamespaceTerminatingDiscoveryFailed => "KubeLifecycleNamespaceTerminatingDiscoveryFailed": Namespace,
+    PodUnschedulable => "KubeLifecyclePodUnschedulable": Pod,
+    SchedulerNotScheduling => "KubeLifecycleSchedulerNotScheduling": Cluster,
+    PodSchedulerUnknown => "KubeLifecyclePodSchedulerUnknown": Pod,
+    PodSchedulingGated => "KubeLifecyclePodSchedulingGated": Pod,
+    NodesUnderPressure => "KubeLifecycleNodesUnderPressure": Node,
+    PodContainerCreatingStuck => "KubeLifecyclePodContainerCreatingStuck": Pod,
+    PodSandboxFailingOnNode => "KubeLifecyclePodSandboxFailingOnNode": Node,
+    PodSandboxFailing => "KubeLifecyclePodSandboxFailing": Cluster,
+    InitContainerStuck => "KubeLifecycleInitContainerStuck": Pod,
+    ImagePullUnauthorized => "KubeLifecycleImagePullUnauthorized": Pod,
+    ImagePullNotFound => "KubeLifecycleImagePullNotFound": Pod,
+    ImagePullRegistryUnreachable => "KubeLifecycleImagePullRegistryUnreachable": Pod,
+    ImagePullRateLimited => "KubeLifecycleImagePullRateLimited": Pod,
+    ImagePullNodeImageStore => "KubeLifecycleImagePullNodeImageStore": Pod,
+    ContainerImagePullFailing => "KubeLifecycleContainerImagePullFailing": Pod,
+    RegistryPullFailing => "KubeLifecycleRegistryPullFailing": Registry,
+    ContainerCrashLooping => "KubeLifecycleContainerCrashLooping": Pod,
+    ContainerOomKilledLooping => "KubeLifecycleContainerOOMKilledLooping": Pod,
+    ContainerProbeKilled => "KubeLifecycleContainerProbeKilled": Pod,
+    PodNotReady => "KubeLifecyclePodNotReady": Pod,
+    PodEvictions => "KubeLifecyclePodEvictions": Namespace,
+    PodResizeStuck => "KubeLifecyclePodResizeStuck": Pod,
+    PersistentVolumeClaimStuck => "KubeLifecyclePersistentVolumeClaimStuck": Claim,
+    PodStuckUnexplained => "KubeLifecyclePodStuckUnexplained": Pod,
+    ContainerConfigError => "KubeLifecycleContainerConfigError": Pod,
+    DaemonSetUnscheduled => "KubeLifecycleDaemonSetUnscheduled": Workload,
+    CronJobNotRunning => "KubeLifecycleCronJobNotRunning": Workload,
+    NodeDrainBlocked => "KubeLifecycleNodeDrainBlocked": Node,
+    AdmissionWebhookUnreachable => "KubeLifecycleAdmissionWebhookUnreachable": Cluster,
+    PodCreateQuotaExceeded => "KubeLifecyclePodCreateQuotaExceeded": Workload,
+    PodCreateRefused => "KubeLifecyclePodCreateRefused": Workload,
+    ExporterDown => "KubeLifecycleExporterDown": Exporter,
+    WatchNotSynced => "KubeLifecycleWatchNotSynced": Exporter,
+    WatchErrors => "KubeLifecycleWatchErrors": Exporter,
+    WatchRestarting => "KubeLifecycleWatchRestarting": Exporter,
+    ExporterFoldingSeries => "KubeLifecycleExporterFoldingSeries": Exporter,
+    ExplainedByRootCause => "KubeLifecycleExplainedByRootCause": Victims,
 }
 
 /// Every family, in the order the diagnosis runs them and their metric
