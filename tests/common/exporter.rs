@@ -199,26 +199,7 @@ pub fn has(metrics: &str, name: &str, labels: &[(&str, &str)]) -> bool {
     !samples(metrics, name, labels).is_empty()
 }
 
-/// The objects of examples/incidents.yaml, as JSON values.
-/// How many findings the embedded example makes as of its own moment: what
-/// the tests of the CLI, the plugin and the live exporter count theirs
-/// against (tests/process/diagnose_cli.rs pins which findings they are).
-pub fn example_findings() -> usize {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/incidents.yaml"
-    ))
-    .unwrap();
-    let loaded = kube_lifecycle_exporter::source::dump::load_str(&text).unwrap();
-    kube_lifecycle_exporter::diagnosis::diagnose(&loaded.cluster, loaded.now.unwrap()).len()
-}
-
-pub fn example_objects() -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/incidents.yaml"
-    ))
-    .unwrap();
-    let list: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
-    list["items"].as_array().unwrap().clone()
-}
+// The embedded example's count of findings and its objects, which most
+// tests of a running exporter start from (not every test binary uses them).
+#[allow(unused_imports)]
+pub use super::example::{findings as example_findings, objects as example_objects};

@@ -7,6 +7,7 @@ pub mod alerting;
 pub mod cli;
 pub mod daemons;
 pub mod dashboards;
+pub mod example;
 pub mod exporter;
 pub mod incidents;
 pub mod real_rows;

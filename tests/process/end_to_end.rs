@@ -21,6 +21,7 @@ use common::alerting::{
     Received, alertmanager, alertmanager_config, shortened_rules, start_receiver, wait_settled,
 };
 use common::daemons::{prometheus_query, wait_until};
+use common::example::ExpectedAlert;
 use common::exporter::{Exporter, example_objects};
 use fake_apiserver::FakeApiServer;
 use serde_json::{Value, json};
@@ -154,167 +155,14 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
         )
     };
 
-    // Every alert the incidents call for, identified by one label; and what the
-    // inhibition rules must keep quiet.
-    let expected: BTreeSet<(&str, &str, &str)> = [
-        (
-            "KubeLifecyclePodTerminatingCleanupStuck",
-            "pod",
-            "cam1-78b6fc6bc8-cjsw5",
-        ),
-        (
-            "KubeLifecyclePodTerminatingContainersRunning",
-            "pod",
-            "zookeeper-0",
-        ),
-        ("KubeLifecycleNodeLost", "node", "ucloud-node-7"),
-        (
-            "KubeLifecycleStatefulSetPodStuck",
-            "statefulset",
-            "zookeeper",
-        ),
-        (
-            "KubeLifecycleNamespaceTerminatingFinalizers",
-            "namespace",
-            "legacy-app",
-        ),
-        (
-            "KubeLifecycleNamespaceTerminatingFinalizers",
-            "namespace",
-            "old-tenant",
-        ),
-        ("KubeLifecyclePodUnschedulable", "pod", "cpu-hungry"),
-        // Waiting for its device claim: a ticket, not the scheduler's page.
-        ("KubeLifecyclePodUnschedulable", "pod", "trainer-0"),
-        (
-            "KubeLifecyclePodSchedulingGated",
-            "pod",
-            "sample-job-x7k2p-0-5tq8w",
-        ),
-        (
-            "KubeLifecyclePodResizeStuck",
-            "pod",
-            "search-api-6f7d8c9b5-r2x4k",
-        ),
-        // Left on a node declared out of service: someone acted on the node,
-        // so no NodeLost page for it, and the pod's own ticket goes out.
-        ("KubeLifecyclePodTerminatingNodeLost", "pod", "postgres-1"),
-        // An upgrade's drain held by a budget over one replica: a ticket.
-        ("KubeLifecycleNodeDrainBlocked", "node", "pool-b-node-3"),
-        (
-            "KubeLifecyclePodUnschedulable",
-            "pod",
-            "report-builder-5f7b9c6d4-2mzvq",
-        ),
-        (
-            "KubeLifecycleSchedulerNotScheduling",
-            "severity",
-            "critical",
-        ),
-        // A sandbox is the node's: one ticket per node and cause.
-        (
-            "KubeLifecyclePodSandboxFailingOnNode",
-            "node",
-            "m7-devops-128107",
-        ),
-        ("KubeLifecyclePodSandboxFailingOnNode", "node", "tke-node"),
-        (
-            "KubeLifecycleInitContainerStuck",
-            "pod",
-            "orders-api-7d4c9b8f6-5lq2w",
-        ),
-        (
-            "KubeLifecycleNodesUnderPressure",
-            "cause",
-            "node_disk_pressure",
-        ),
-        (
-            "KubeLifecycleImagePullRateLimited",
-            "pod",
-            "alert-engine-alert-engine-54fd454f64-clbd7",
-        ),
-        (
-            "KubeLifecycleImagePullNodeImageStore",
-            "pod",
-            "pms-558b58dfbd-fpjzl",
-        ),
-        ("KubeLifecycleContainerOOMKilledLooping", "pod", "mypod"),
-        (
-            "KubeLifecycleContainerProbeKilled",
-            "pod",
-            "ecsdemo-nodejs-6f8b9c7d5-k4m2p",
-        ),
-        (
-            "KubeLifecyclePodNotReady",
-            "pod",
-            "storefront-7c9d8b6f4-q8w2e",
-        ),
-        (
-            "KubeLifecycleContainerConfigError",
-            "container",
-            "predictor",
-        ),
-        (
-            "KubeLifecycleDaemonSetUnscheduled",
-            "daemonset",
-            "my-prom-prometheus-node-exporter",
-        ),
-        ("KubeLifecycleRegistryPullFailing", "registry", REGISTRY),
-        // One page for the injector's webhook; its workloads' tickets are inhibited.
-        (
-            "KubeLifecycleAdmissionWebhookUnreachable",
-            "webhook",
-            WEBHOOK,
-        ),
-        (
-            "KubeLifecyclePodCreateQuotaExceeded",
-            "owner_name",
-            "invoice-6d5f7c9b8",
-        ),
-        ("KubeLifecyclePodCreateRefused", "job_name", "db-migrate"),
-        ("KubeLifecyclePodCreateRefused", "daemonset", "log-agent"),
-        // The controllers' verdicts, with their pods' cause; the stuck
-        // rollout's pod alert is inhibited by it.
-        ("KubeLifecycleDeploymentRolloutStuck", "deployment", "gui"),
-        (
-            "KubeLifecycleDeploymentRolloutStuck",
-            "pod_cause",
-            "not_found",
-        ),
-        ("KubeLifecycleJobFailed", "job_name", "monthly-invoices"),
-        ("KubeLifecycleJobFailed", "cause", "oom_killed"),
-        ("KubeLifecyclePodFailed", "pod", "restore-orders-db"),
-        // A CronJob skipping its runs behind a Job whose pod cannot be
-        // scheduled: the Job's verdict is the one ticket; the CronJob's
-        // names that Job and is inhibited by it.
-        (
-            "KubeLifecycleJobNotCompleted",
-            "job_name",
-            "ena-submission-list-cronjob-28619220",
-        ),
-        (
-            "KubeLifecycleJobNotCompleted",
-            "pod_cause",
-            "insufficient_cpu",
-        ),
-        // A claim naming a storage class that does not exist: its ticket is
-        // the root cause of its pod and StatefulSet, which have none.
-        (
-            "KubeLifecyclePersistentVolumeClaimStuck",
-            "persistentvolumeclaim",
-            "storage0-data-fastdfs-group0-storage0-0",
-        ),
-        (
-            "KubeLifecyclePersistentVolumeClaimStuck",
-            "cause",
-            "storage_class_missing",
-        ),
-    ]
-    .into_iter()
-    .collect();
-    let matches = |alert: &Value, (name, label, value): &(&str, &str, &str)| {
-        alert["labels"]["alertname"] == *name && alert["labels"][*label] == *value
-    };
+    // Every alert the incidents call for (the example's header names each, by
+    // its identifying labels), and the registry's pulls added here; what the
+    // inhibition rules must keep quiet is checked below.
+    let mut expected = common::example::expected().alerts;
+    expected.push(ExpectedAlert {
+        name: "KubeLifecycleRegistryPullFailing".to_string(),
+        labels: vec![("registry".to_string(), REGISTRY.to_string())],
+    });
 
     // 1. The expected alerts arrive, firing, each with its runbook.
     wait_until(
@@ -327,7 +175,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
                 .iter()
                 .all(|e| {
                     got.iter()
-                        .any(|(_, a)| a["status"] == "firing" && matches(a, e))
+                        .any(|(_, a)| a["status"] == "firing" && e.matches(a))
                 })
                 .then_some(())
         },
@@ -407,7 +255,7 @@ async fn alerts_reach_alertmanager_with_runbooks_and_resolve_and_dashboards_eval
             .iter()
             .map(|(_, a)| a["labels"]["alertname"].as_str().unwrap().to_string())
             .collect();
-        let wanted: BTreeSet<String> = expected.iter().map(|(n, _, _)| n.to_string()).collect();
+        let wanted: BTreeSet<String> = expected.iter().map(|e| e.name.clone()).collect();
         assert_eq!(fired, wanted, "only the expected alerts are delivered");
     }
     // Prometheus itself has the inhibited alerts firing: inhibition is Alertmanager's doing.

@@ -135,120 +135,38 @@ async fn every_anomaly_family_of_the_example_appears_then_vanishes_when_healed()
         );
     }
 
-    // Heal: the stuck pods go, the namespace finishes, images pull, the second DaemonSet is removed.
-    for (api_version, kind, namespace, name) in [
-        ("v1", "Pod", Some("middleware"), "zookeeper-0"),
-        ("v1", "Pod", Some("cron"), "crontab-runner-7697bd68c9-qx7tm"),
-        ("v1", "Pod", Some("cam"), "cam1-78b6fc6bc8-cjsw5"),
-        ("v1", "Namespace", None, "legacy-app"),
-        ("v1", "Namespace", None, "old-tenant"),
-        ("v1", "Pod", Some("default"), "cpu-hungry"),
-        (
-            "v1",
-            "Pod",
-            Some("default"),
-            "report-builder-5f7b9c6d4-2mzvq",
-        ),
-        (
-            "v1",
-            "Pod",
-            Some("default"),
-            "nightly-batch-7d8f9c5b6-h4j2k",
-        ),
-        ("v1", "Pod", Some("default"), "dnsuutils-ds-7q6dr"),
-        ("v1", "Pod", Some("payments"), "checkout-6b8f9d7c5-x2k4p"),
-        ("v1", "Pod", Some("orders"), "orders-api-7d4c9b8f6-5lq2w"),
-        ("v1", "Pod", Some("ci"), "log-backfill-28617780-kq2zs"),
-        ("v1", "Pod", Some("batch"), "nightly-export-8xq2d"),
-        ("v1", "Pod", Some("fangrong"), "pms-558b58dfbd-fpjzl"),
-        ("v1", "Pod", Some("default"), "mypod"),
-        (
-            "v1",
-            "Pod",
-            Some("default"),
-            "ecsdemo-nodejs-6f8b9c7d5-k4m2p",
-        ),
-        ("v1", "Pod", Some("default"), "storefront-7c9d8b6f4-q8w2e"),
-        (
-            "v1",
-            "Pod",
-            Some("pgpool"),
-            "treetracker-pgpool-598947fd8f-vzvkq",
-        ),
-        (
-            "v1",
-            "Pod",
-            Some("prophet-resource-qa312"),
-            "pas-7e9f06b0-6f42-4c40-b9a9-eb3471ee824b-predictor-7789d7bjqzdw",
-        ),
-        (
-            "apps/v1",
-            "DaemonSet",
-            Some("monitoring"),
-            "my-prom-prometheus-node-exporter",
-        ),
-        // The DaemonSet whose pod had no sandbox goes too: with its pod gone
-        // and its status still short, it would be a verdict of its own status
-        // (pods not in view).
-        ("apps/v1", "DaemonSet", Some("default"), "dnsuutils-ds"),
-        // The stuck rollout is rolled back (its new ReplicaSet's pod goes with
-        // the Deployment's verdict), the failed Job and the failed pod deleted.
-        ("v1", "Pod", Some("web"), "gui-5cd74fc875-7hx2m"),
-        ("apps/v1", "Deployment", Some("web"), "gui"),
-        ("batch/v1", "Job", Some("reports"), "monthly-invoices"),
-        ("v1", "Pod", Some("ops"), "restore-orders-db"),
-        // The device claim, the resize, the gate and the out-of-service node's
-        // pod: each pod goes.
-        ("v1", "Pod", Some("ml"), "trainer-0"),
-        ("v1", "Pod", Some("web"), "search-api-6f7d8c9b5-r2x4k"),
-        ("v1", "Pod", Some("team-a"), "sample-job-x7k2p-0-5tq8w"),
-        ("v1", "Pod", Some("db"), "postgres-1"),
-        // The budget that held the drain is relaxed away: the drain goes on.
-        (
-            "policy/v1",
-            "PodDisruptionBudget",
-            Some("cache"),
-            "redis-master",
-        ),
-        // The CronJob behind its stuck Job, and the StatefulSet whose claim
-        // names a missing class: each goes with what it made (a CronJob whose
-        // status still lists a Job that is gone still waits for it; a
-        // StatefulSet whose pods are gone is short by its own status).
-        (
-            "batch/v1",
-            "CronJob",
-            Some("loculus"),
-            "ena-submission-list-cronjob",
-        ),
-        (
-            "batch/v1",
-            "Job",
-            Some("loculus"),
-            "ena-submission-list-cronjob-28619220",
-        ),
-        (
-            "v1",
-            "Pod",
-            Some("loculus"),
-            "ena-submission-list-cronjob-28619220-7tq4m",
-        ),
-        (
-            "apps/v1",
-            "StatefulSet",
-            Some("default"),
-            "fastdfs-group0-storage0",
-        ),
-        (
-            "v1",
-            "PersistentVolumeClaim",
-            Some("default"),
-            "storage0-data-fastdfs-group0-storage0-0",
-        ),
-        ("v1", "Pod", Some("default"), "fastdfs-group0-storage0-0"),
-    ] {
+    // Every anomaly and cause the example's header expects is counted (every
+    // pair has a series; the expected ones are not 0).
+    let expected = common::example::expected();
+    for finding in &expected.findings {
+        let words: Vec<&str> = finding.split(' ').collect();
+        let (anomaly, cause) = (words[2], words[3]);
+        let counted: f64 = samples(
+            &metrics,
+            "kube_lifecycle_findings",
+            &[("anomaly", anomaly), ("cause", cause)],
+        )
+        .iter()
+        .sum();
         assert!(
-            server.delete(api_version, kind, namespace, name).is_some(),
-            "{kind} {name}"
+            counted >= 1.0,
+            "{finding}: no kube_lifecycle_findings{{anomaly={anomaly:?}, cause={cause:?}}}:\n{metrics}"
+        );
+    }
+
+    // Heal: what the header says heals each incident is deleted (the stuck
+    // pods go, the namespaces finish, the second DaemonSet is removed, ...).
+    for deletion in &expected.deletions {
+        assert!(
+            server
+                .delete(
+                    &deletion.api_version,
+                    &deletion.kind,
+                    deletion.namespace.as_deref(),
+                    &deletion.name
+                )
+                .is_some(),
+            "{deletion:?}"
         );
     }
     // The image pull heals by the container starting.
