@@ -202,6 +202,34 @@ fn provisioner_errors_are_quota_or_the_drivers_own() {
     );
 }
 
+/// The EC2 API's throttling (kubernetes-sigs/aws-ebs-csi-driver#1148,
+/// kubernetes/kubernetes#76079: `RequestLimitExceeded: Request limit
+/// exceeded.`) in the driver's CreateVolume error is the provisioner's
+/// failure, not quota: a quota raised would not help.
+#[test]
+fn a_cloud_api_throttling_the_provisioner_is_not_quota() {
+    let throttled = claim(
+        "monitoring",
+        "prometheus-db",
+        Some("ebs-sc"),
+        "2024-06-01T11:50:00Z",
+    );
+    let objects = vec![
+        throttled.clone(),
+        claim_event(
+            &throttled,
+            "Warning",
+            "ProvisioningFailed",
+            r#"failed to provision volume with StorageClass "ebs-sc": rpc error: code = Internal desc = Could not create volume "pvc-b5ec3798-30ac-4bb8-a420-353cd43a7506": RequestLimitExceeded: Request limit exceeded. status code: 503, request id: 34004134-ee5d-4b7a-a361-e53e82560666"#,
+            "2024-06-01T11:59:00Z",
+        ),
+    ];
+    assert_eq!(
+        causes(&diagnose(&objects)),
+        [("claim_stuck".to_string(), "provisioning_failed".to_string())]
+    );
+}
+
 /// kubernetes-sigs/nfs-subdir-external-provisioner#114: a claim handed to
 /// `k8s-sigs.io/nfs-subdir-external-provisioner`, which never answers (the
 /// PV controller's ExternalProvisioning is a Normal event, not watched): past

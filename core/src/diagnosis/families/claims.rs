@@ -219,11 +219,18 @@ fn pending(
 /// What a `ProvisioningFailed` message says: the PV controller's words for a
 /// class that does not exist (pkg/controller/volume/persistentvolume), a
 /// backend out of quota (gRPC ResourceExhausted, the clouds' quota errors),
-/// else the provisioner's own error.
+/// else the provisioner's own error. A cloud API's throttling
+/// (`RequestLimitExceeded`, `Rate exceeded`) is not quota: retries get
+/// through, and raising a quota would not help.
 fn provisioning_cause(message: &str) -> ClaimCause {
     let lower = message.to_ascii_lowercase();
+    let throttled = ["requestlimitexceeded", "rate exceeded", "throttl"]
+        .iter()
+        .any(|w| lower.contains(w));
     if lower.contains("storageclass.storage.k8s.io \"") && lower.contains("not found") {
         ClaimCause::StorageClassMissing
+    } else if throttled {
+        ClaimCause::ProvisioningFailed
     } else if [
         "resourceexhausted",
         "quota",
