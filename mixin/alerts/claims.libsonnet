@@ -29,6 +29,18 @@ local rules = import '../lib/rules.libsonnet';
           tier: 'ticket',
           summary: 'A PersistentVolumeClaim is stuck.',
           description: 'PersistentVolumeClaim {{ $labels.namespace }}/{{ $labels.persistentvolumeclaim }}%s{{ with $labels.storageclass }} (storage class {{ . }}){{ end }} has been stuck for {{ $value | humanizeDuration }}: {{ $labels.cause }}.' % rules.inCluster(c),
+          // A claim whose expansion fails is why the mixin's prediction that its
+          // volume fills up comes true: one ticket, ours, naming the resizer's
+          // error. Only the predicted (warning, 1h) alerts: the critical ones
+          // (under 3% free, 1m) fire before ours can. KubePersistentVolumeErrors
+          // is about a PersistentVolume Failed or Pending, none a stuck claim has
+          // (a Pending claim has none, a Lost one's is gone), and fires at 5m.
+          silences: [{
+            alerts: ['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp'],
+            matchers: ['cause=~"resize_failed|resize_infeasible"'],
+            targetMatchers: ['severity="warning"'],
+            equal: ['namespace', 'persistentvolumeclaim'],
+          }],
         }),
       ],
     }],

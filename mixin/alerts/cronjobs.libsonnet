@@ -30,6 +30,9 @@ local rules = import '../lib/rules.libsonnet';
           tier: 'ticket',
           summary: 'A CronJob does not run as its schedule says.',
           description: 'CronJob {{ $labels.namespace }}/{{ $labels.cronjob }}%s has not run as scheduled for {{ $value | humanizeDuration }} ({{ $labels.cause }}{{ with $labels.job_name }}: Job {{ . }}{{ end }}).' % rules.inCluster(c),
+          // A CronJob's ticket names the Job it waits for or that failed: the
+          // mixin's alerts about that Job say only that it runs long or failed.
+          silences: [{ alerts: ['KubeJobNotCompleted', 'KubeJobFailed'], equal: ['namespace', 'job_name'] }],
         }),
       ],
     }],

@@ -23,6 +23,10 @@ local rules = import '../lib/rules.libsonnet';
           tier: 'ticket',
           summary: 'A node being drained keeps pods that cannot be evicted.',
           description: 'Node {{ $labels.node }}%s has been draining for {{ $value | humanizeDuration }} and keeps pods that cannot be evicted: {{ $labels.cause }}{{ with $labels.pod }}, pod {{ $labels.namespace }}/{{ . }}{{ end }}{{ with $labels.poddisruptionbudget }}, PodDisruptionBudget {{ . }}{{ end }}.' % rules.inCluster(c),
+          // A drain held by a budget short of healthy pods: the mixin says the
+          // budget lacks healthy pods, this pack says which drain waits on it.
+          // The alert names the budget as kube-state-metrics does.
+          silences: [{ alerts: ['KubePdbNotEnoughHealthyPods'], equal: ['namespace', 'poddisruptionbudget'] }],
         }),
       ],
     }],

@@ -102,6 +102,20 @@ local rules = import '../lib/rules.libsonnet';
     for group in causeGroups
   ]),
 
+  // What each rule says it explains of the other packs' alerts (its
+  // `silences`, mixin/lib/rules.libsonnet), in the rules' order.
+  local silencedByRules = [
+    {
+      source_matchers: ['alertname="%s"' % r.alert] + std.get(s, 'matchers', []),
+      target_matchers: [names(s.alerts)] + std.get(s, 'targetMatchers', []),
+      equal: [c.clusterLabel] + s.equal,
+    }
+    for g in $.prometheusAlerts.groups
+    for r in g.rules
+    if std.objectHasAll(r, 'silences')
+    for s in r.silences
+  ],
+
   alertmanagerInhibitRules:: [
     {
       // One ticket per workload: its verdict (with its cause) stands for the
@@ -202,24 +216,6 @@ local rules = import '../lib/rules.libsonnet';
       equal: [c.clusterLabel, 'namespace', 'job_name'],
     },
     {
-      // A CronJob's ticket names the Job it waits for or that failed: the
-      // mixin's alerts about that Job say only that it runs long or failed.
-      source_matchers: ['alertname="KubeLifecycleCronJobNotRunning"'],
-      target_matchers: [names(['KubeJobNotCompleted', 'KubeJobFailed'])],
-      equal: [c.clusterLabel, 'namespace', 'job_name'],
-    },
-    {
-      // A claim whose expansion fails is why the mixin's prediction that its
-      // volume fills up comes true: one ticket, ours, naming the resizer's
-      // error. Only the predicted (warning, 1h) alerts: the critical ones
-      // (under 3% free, 1m) fire before ours can. KubePersistentVolumeErrors
-      // is about a PersistentVolume Failed or Pending, none a stuck claim has
-      // (a Pending claim has none, a Lost one's is gone), and fires at 5m.
-      source_matchers: ['alertname="KubeLifecyclePersistentVolumeClaimStuck"', 'cause=~"resize_failed|resize_infeasible"'],
-      target_matchers: [names(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp']), 'severity="warning"'],
-      equal: [c.clusterLabel, 'namespace', 'persistentvolumeclaim'],
-    },
-    {
       source_matchers: ['alertname="KubeLifecycleStatefulSetPodStuck"'],
       target_matchers: [names(['KubeStatefulSetReplicasMismatch', 'KubeStatefulSetUpdateNotRolledOut'])],
       equal: [c.clusterLabel, 'namespace', 'statefulset'],
@@ -228,15 +224,6 @@ local rules = import '../lib/rules.libsonnet';
       source_matchers: ['alertname="KubeLifecycleDaemonSetUnscheduled"'],
       target_matchers: [names(['KubeDaemonSetNotScheduled', 'KubeDaemonSetRolloutStuck'])],
       equal: [c.clusterLabel, 'namespace', 'daemonset'],
-    },
-    {
-      // A drain held by a budget short of healthy pods: the mixin says the
-      // budget lacks healthy pods, this pack says which drain waits on it.
-      // The alert names the budget as kube-state-metrics does (namespace,
-      // poddisruptionbudget).
-      source_matchers: ['alertname="KubeLifecycleNodeDrainBlocked"'],
-      target_matchers: ['alertname="KubePdbNotEnoughHealthyPods"'],
-      equal: [c.clusterLabel, 'namespace', 'poddisruptionbudget'],
     },
     {
       // A lost node: the mixin's alerts about the node itself (and its
@@ -284,5 +271,5 @@ local rules = import '../lib/rules.libsonnet';
       target_matchers: ['alertname="KubeJobNotCompleted"'],
       equal: [c.clusterLabel, 'namespace', 'job_name'],
     },
-  ] + explainedRules(others),
+  ] + silencedByRules + explainedRules(others),
 }

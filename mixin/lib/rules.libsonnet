@@ -27,12 +27,19 @@
   // may override severity, for, keep_firing_for and add labels. `firesOn` says in
   // a few words what it fires on: alerts/README.md's table of alerts is made of it
   // and the rule (mixin/render/alert-table.jsonnet), so nothing is written twice.
+  //
+  // `silences` (optional) lists the other packs' alerts this one explains, for
+  // the same object: each `{ alerts: [...], equal: [labels naming the object],
+  // matchers: [extra source matchers], targetMatchers: [...] }` (the last two
+  // optional) becomes an inhibition of kubernetes-mixin-inhibitions.yaml
+  // (alerts/inhibitions.libsonnet collects them), written beside the rule.
   alert(config, spec):: (
     local override = std.get(config.alerts, spec.alert, {});
     local keep = std.get(override, 'keep_firing_for', config.keepFiringFor);
     {
       alert: spec.alert,
       firesOn:: if std.objectHas(spec, 'firesOn') then spec.firesOn else error 'alert %s: no firesOn' % spec.alert,
+      silences:: std.get(spec, 'silences', []),
       expr: spec.expr,
       'for': std.get(override, 'for', spec['for']),
       labels: { severity: std.get(override, 'severity', $.severity(config, spec.tier)) }
