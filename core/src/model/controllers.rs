@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, Meta, nullable};
 use super::name::Name;
-use super::pod_disruption_budget::TemplateLabels;
+use super::selector::TemplateLabels;
 
 /// The `ReplicaFailure` condition of a ReplicaSet or ReplicationController,
 /// the only one of their conditions kept: the controller sets it (reason

@@ -31,6 +31,7 @@ mod pod;
 mod pod_disruption_budget;
 mod pod_wire;
 mod resource_claim;
+mod selector;
 mod time;
 mod uid;
 mod workload;
@@ -63,14 +64,14 @@ pub use pod::{
     PodStatus, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
     Waiting,
 };
-pub use pod_disruption_budget::{
-    BudgetSpec, BudgetStatus, IntOrPercent, LabelSelector, PodDisruptionBudget, TemplateLabels,
+pub use pod_disruption_budget::{BudgetSpec, BudgetStatus, IntOrPercent, PodDisruptionBudget};
+pub use selector::{
+    Affinity, LabelSelector, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+    TemplateLabels, Toleration,
 };
 pub use time::unix_seconds;
 pub use uid::Uid;
 pub use workload::{
-    Affinity, DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec,
-    DeploymentStrategy, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+    DaemonSet, DaemonSetSpec, DaemonSetStatus, Deployment, DeploymentSpec, DeploymentStrategy,
     PodTemplate, PodTemplateSpec, ReplicaSet, StatefulSet, StatefulSetSpec, StatefulSetStatus,
-    Toleration,
 };

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use super::meta::{Condition, ConditionStatus, Labels, List, Meta, Time, nullable};
 use super::name::Name;
-use super::workload::Affinity;
+use super::selector::Affinity;
 
 /// A pod as the model holds it. A [settled](Pod::is_settled) pod (the bulk of
 /// a large cluster) is held without its container statuses: no diagnosis reads

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Deserializer};
 
 use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
-use super::workload::NodeSelectorRequirement;
+use super::selector::LabelSelector;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct PodDisruptionBudget {
@@ -102,38 +102,6 @@ fn not_allowed<'de, D: Deserializer<'de>>(
         .map(Box::new))
 }
 
-/// A label selector (`matchLabels` and `matchExpressions`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LabelSelector {
-    #[serde(default, deserialize_with = "nullable")]
-    pub match_labels: Labels,
-    #[serde(default, deserialize_with = "nullable")]
-    /// `In`, `NotIn`, `Exists`, `DoesNotExist`: a node selector's shape.
-    pub match_expressions: Vec<NodeSelectorRequirement>,
-}
-
-impl LabelSelector {
-    /// Whether `labels` satisfy every term (apimachinery's
-    /// `LabelSelectorAsSelector`; an unknown operator matches nothing, as
-    /// the API would have refused it).
-    pub fn matches(&self, labels: &Labels) -> bool {
-        self.match_labels
-            .iter()
-            .all(|(k, v)| labels.get(k) == Some(v))
-            && self.match_expressions.iter().all(|r| {
-                let value = labels.get(&r.key);
-                match r.operator.as_str() {
-                    "In" => value.is_some_and(|v| r.values.contains(v)),
-                    "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
-                    "Exists" => value.is_some(),
-                    "DoesNotExist" => value.is_none(),
-                    _ => false,
-                }
-            })
-    }
-}
-
 impl PodDisruptionBudget {
     /// Whether it selects a pod with `labels`.
     pub(crate) fn selects(&self, labels: &Labels) -> bool {
@@ -169,25 +137,6 @@ impl PodDisruptionBudget {
                 .as_ref()
                 .is_some_and(|m| pods > 0 && m.is_all_of(pods))
             || (pods > 0 && s.current_healthy >= pods && s.disruptions_allowed == 0)
-    }
-}
-
-/// The labels a controller gives its pods: its template's.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct TemplateLabels {
-    #[serde(default, deserialize_with = "nullable")]
-    metadata: TemplateMeta,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-struct TemplateMeta {
-    #[serde(default, deserialize_with = "nullable")]
-    labels: Labels,
-}
-
-impl TemplateLabels {
-    pub fn labels(&self) -> &Labels {
-        &self.metadata.labels
     }
 }
 

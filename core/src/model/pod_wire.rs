@@ -29,7 +29,7 @@ use super::pod::{
     RareSpec, RareStatus, ResizeConditions, Running, SchedulingGate, Terminated, VolumeClaim,
     Waiting, host_ports,
 };
-use super::workload::Affinity;
+use super::selector::Affinity;
 
 /// A container status with a waiting state names this key.
 static WAITING: Key = Key::new("\"waiting\"");

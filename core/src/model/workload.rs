@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::controllers::{ReplicasSpec, ReplicasStatus};
 use super::meta::{Condition, ConditionStatus, Labels, Meta, nullable};
 use super::pod::ContainerSpec;
-use super::pod_disruption_budget::TemplateLabels;
+use super::selector::{Affinity, TemplateLabels, Toleration};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Deployment {
@@ -234,61 +234,6 @@ pub struct PodTemplateSpec {
     pub containers: Vec<ContainerSpec>,
     #[serde(default, deserialize_with = "nullable")]
     pub init_containers: Vec<ContainerSpec>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Affinity {
-    #[serde(default, deserialize_with = "nullable")]
-    pub node_affinity: NodeAffinity,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeAffinity {
-    #[serde(default)]
-    pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeSelector {
-    #[serde(default, deserialize_with = "nullable")]
-    pub node_selector_terms: Vec<NodeSelectorTerm>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeSelectorTerm {
-    #[serde(default, deserialize_with = "nullable")]
-    pub match_expressions: Vec<NodeSelectorRequirement>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub match_fields: Vec<NodeSelectorRequirement>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct NodeSelectorRequirement {
-    #[serde(default, deserialize_with = "nullable")]
-    pub key: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub operator: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub values: Vec<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Toleration {
-    #[serde(default, deserialize_with = "nullable")]
-    pub key: String,
-    /// `Equal` (the default) or `Exists`.
-    #[serde(default, deserialize_with = "nullable")]
-    pub operator: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub value: String,
-    /// Empty matches every effect.
-    #[serde(default, deserialize_with = "nullable")]
-    pub effect: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
