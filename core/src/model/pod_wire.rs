@@ -141,10 +141,17 @@ impl<'de> Deserialize<'de> for Pod {
             return Ok(pod);
         }
         let (regular, init) = (regular.decode()?, init.decode()?);
+        // Decoded, the statuses say for certain what the text only may have
+        // named: a "terminated" key is not a restart in place.
         let waiting = init
             .iter()
             .chain(&regular)
             .any(ContainerStatusWire::is_waiting);
+        let in_place = job_running
+            && init
+                .iter()
+                .chain(&regular)
+                .any(ContainerStatusWire::ran_before);
         if !pod.is_settled() || waiting || in_place {
             pod.status.set_container_statuses(
                 statuses(regular).map_err(de::Error::custom)?,
