@@ -321,3 +321,12 @@ macro_rules! family {
     };
 }
 pub(crate) use family;
+
+/// What a workload's verdict says of its pods when they have a cause of this
+/// type (`families/workloads/`): each family's cause type says it beside its
+/// vocabulary, and the compiler asks a new one (the anomalies' `Cause`
+/// reads it through [`Cause::pods_verdict`](super::Cause::pods_verdict)).
+/// A cause about another object than a pod is no pod's: `PodStuck`.
+pub(crate) trait PodsVerdict: Copy {
+    fn pods_verdict(self) -> super::VerdictCause;
+}

@@ -160,6 +160,14 @@ macro_rules! anomalies {
                     $( Cause::$variant(c) => c.tags(), )+
                 }
             }
+
+            /// What a workload's verdict says of pods with this cause (each
+            /// cause type's `PodsVerdict`).
+            pub(crate) fn pods_verdict(self) -> $crate::diagnosis::VerdictCause {
+                match self {
+                    $( Cause::$variant(c) => $crate::diagnosis::family::PodsVerdict::pods_verdict(c), )+
+                }
+            }
         }
     };
 }

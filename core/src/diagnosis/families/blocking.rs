@@ -27,6 +27,8 @@ use crate::model::{Cluster, Deployment, Job, Kind, Meta, Pod, ReplicaSet, Statef
 
 use super::pod_finding::object_finding;
 use super::terminating::{judge, node_lost};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why the pod that blocks a workload is not gone
@@ -41,6 +43,13 @@ vocabulary! {
         CleanupPending = "cleanup_pending": "The blocking pod's containers stopped but the kubelet has not finished cleaning up.",
         Unknown = "unknown": "The blocking pod is Terminating past its deadline for no reason found.",
         NotDeleted = "not_deleted": "The blocking pod belongs to a ReplicaSet scaled to zero but has not been deleted yet.",
+    }
+}
+
+impl PodsVerdict for BlockingCause {
+    // About a controller blocked by a pod, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

@@ -34,6 +34,8 @@ use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 use crate::model::{Cluster, Event, Kind, PersistentVolumeClaim, Pod, Time};
 
 use super::pod_finding::object_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a PersistentVolumeClaim is stuck (anomaly `claim_stuck`).
@@ -48,6 +50,13 @@ vocabulary! {
         Finalizers = "finalizers": "Terminating longer than --claim-after, held by finalizers no controller removes (another controller's, or pvc-protection with no pod in view using it).",
         ResizeFailed = "resize_failed": "An expansion under way fails: the resizer's VolumeResizeFailed warning, or a ControllerResizeError or NodeResizeError condition.",
         ResizeInfeasible = "resize_infeasible": "An expansion the driver can never make (status.allocatedResourceStatuses ControllerResizeInfeasible or NodeResizeInfeasible, 1.31+): the request must be lowered.",
+    }
+}
+
+impl PodsVerdict for ClaimCause {
+    // About a claim, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

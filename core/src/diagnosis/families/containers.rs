@@ -25,8 +25,10 @@ use crate::model::{
     ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated, Time, Waiting,
 };
 
+use crate::diagnosis::VerdictCause;
 use crate::diagnosis::classify;
 use crate::diagnosis::classify::ProbeKind;
+use crate::diagnosis::family::PodsVerdict;
 use crate::diagnosis::family::family;
 use crate::diagnosis::image_ref::registry_host;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, one, probe_failure, since, text};
@@ -57,6 +59,12 @@ vocabulary! {
     }
 }
 
+impl PodsVerdict for CreatingCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::ContainerCreating
+    }
+}
+
 vocabulary! {
     /// Why a container's image is not there (anomaly `image_pull`). For
     /// ImagePullBackOff the cause comes from the kubelet's `Failed` event, as the
@@ -81,6 +89,12 @@ vocabulary! {
     }
 }
 
+impl PodsVerdict for ImagePullCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::ImagePull
+    }
+}
+
 vocabulary! {
     /// What the last termination of a crash-looping container says
     /// (anomaly `crash_loop`).
@@ -97,6 +111,22 @@ vocabulary! {
     }
 }
 
+impl PodsVerdict for CrashLoopCause {
+    fn pods_verdict(self) -> VerdictCause {
+        match self {
+            CrashLoopCause::OomKilled => VerdictCause::OomKilled,
+            CrashLoopCause::LivenessProbe
+            | CrashLoopCause::StartupProbe
+            | CrashLoopCause::Error
+            | CrashLoopCause::ContainerCannotRun
+            | CrashLoopCause::StartError
+            | CrashLoopCause::Completed
+            | CrashLoopCause::InitRerun
+            | CrashLoopCause::Unknown => VerdictCause::CrashLoop,
+        }
+    }
+}
+
 vocabulary! {
     /// Why a container cannot be created or started (anomaly `container_config`:
     /// CreateContainerConfigError, CreateContainerError, RunContainerError, StartError).
@@ -110,6 +140,12 @@ vocabulary! {
         MountFailed = "mount_failed": "A volume or subPath could not be mounted into the container.",
         NameConflict = "name_conflict": "The runtime still holds a container of the same name.",
         Other = "other": "A message not in this list.",
+    }
+}
+
+impl PodsVerdict for ConfigCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::ContainerConfig
     }
 }
 

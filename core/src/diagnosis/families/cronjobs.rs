@@ -18,6 +18,8 @@ use crate::diagnosis::{Anomaly, Cause, CronJobDetail, Detail, Finding, Found, In
 use crate::model::{CronJob, Event, Job, Kind, Name, Time};
 
 use super::pod_finding::object_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a CronJob starts no Job, or none that succeeds (anomaly `cronjob_not_running`).
@@ -27,6 +29,13 @@ vocabulary! {
         UnknownTimeZone = "unknown_time_zone": "spec.timeZone names no zone of the controller's time zone database (UnknownTimeZone): the controller starts nothing until it is changed.",
         PreviousRunActive = "previous_run_active": "concurrencyPolicy Forbid and a Job of an earlier run is still active, so a schedule time passed more than 5 minutes ago without a run; the detail names that Job and its own cause where a finding explains it (a pod Terminating on a lost node, a pod Pending, ...).",
         RunsFailing = "runs_failing": "At least two schedule times passed since status.lastSuccessfulTime (else the creation) and the newest finished Job failed: its runs keep failing. The detail names that Job and its cause (how its pods ended).",
+    }
+}
+
+impl PodsVerdict for CronJobCause {
+    // About a CronJob, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

@@ -14,12 +14,21 @@ use crate::diagnosis::{Anomaly, Cause, DaemonSetDetail, Detail, Finding, Input, 
 use crate::model::{Cluster, DaemonSet, HostPort, Kind, Name, Node, Pod, host_ports};
 
 use super::pod_finding::object_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a DaemonSet covers fewer nodes than it should (anomaly `daemonset_unscheduled`).
     pub enum DaemonSetCause {
         HostPortConflict = "host_port_conflict": "Another pod already holds the DaemonSet's hostPort on the nodes it misses.",
         Unknown = "unknown": "No conflicting hostPort found.",
+    }
+}
+
+impl PodsVerdict for DaemonSetCause {
+    // About a DaemonSet, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

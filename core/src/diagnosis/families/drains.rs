@@ -35,6 +35,8 @@ use crate::model::{
 };
 
 use super::pod_finding::{first_seen, object_finding};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a node being emptied keeps pods a drain cannot evict (anomaly `node_drain_blocked`).
@@ -46,6 +48,13 @@ vocabulary! {
         UnmanagedPod = "unmanaged_pod": "A pod on the node has no controller: kubectl drain refuses it without --force (\"cannot delete Pods that declare no controller\"), and nothing would recreate it elsewhere.",
         PodTerminating = "pod_terminating" [quiet]: "A pod on the node was evicted or deleted and is still there past its grace period: the drain waits for it to be gone. Not alerted: the pod's own pod_terminating alert says why, and one incident makes one notification.",
         EvictionFailing = "eviction_failing": "An autoscaler says draining the node fails (cluster-autoscaler's ScaleDownFailed, Karpenter's FailedDraining) and the model shows none of the causes above (a budget over pods of a controller it does not hold, say); its words are the message.",
+    }
+}
+
+impl PodsVerdict for DrainCause {
+    // About a node, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

@@ -17,6 +17,8 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, EvictedDetail, Finding, Input};
 
 use super::pod_finding::pod_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a pod was evicted or rejected (anomaly `pod_evicted`), from its
@@ -33,6 +35,12 @@ vocabulary! {
         AdmissionNodeAffinity = "admission_node_affinity": "The kubelet refused to run the pod: the node no longer matches its node selector or affinity (NodeAffinity, MatchNodeSelector).",
         AdmissionOther = "admission_other": "The kubelet refused to run the pod for another reason (UnexpectedAdmissionError, device or topology allocation, node ports, sysctls, ...).",
         Other = "other": "Evicted or disrupted for another reason (the Eviction API, pod garbage collection, ...; the message is kept).",
+    }
+}
+
+impl PodsVerdict for EvictionCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::Evicted
     }
 }
 

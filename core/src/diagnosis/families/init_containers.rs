@@ -24,6 +24,8 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, ProbeFailure, Settings};
 
 use super::pod_finding::{events_of, first_seen, on_its_node, on_node_since, pod_finding};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// What holds a pod's start in its init containers (anomaly
@@ -32,6 +34,12 @@ vocabulary! {
         Running = "running": "An init container has run longer than --init-after without exiting: a wait-for loop on a Service, DNS name or port that never answers, a migration waiting for a lock, a download that hangs. The containers after it wait.",
         SidecarStartupProbe = "sidecar_startup_probe": "A native sidecar (an init container with restartPolicy Always) runs but its startup probe keeps failing (Unhealthy events \"Startup probe failed\"), so it never counts as started and the init containers after it and the app wait.",
         SidecarNotStarted = "sidecar_not_started": "A native sidecar runs but has not started and no startup probe failure is reported: a postStart hook that does not return, or probe events that aged out.",
+    }
+}
+
+impl PodsVerdict for InitCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::InitContainer
     }
 }
 

@@ -23,7 +23,9 @@ use std::collections::{BTreeMap, HashMap};
 use crate::model::{Cluster, ConditionStatus, Kind, Name, Namespace, Pod};
 
 use super::terminating::judge as terminating_judge;
+use crate::diagnosis::VerdictCause;
 use crate::diagnosis::classify;
+use crate::diagnosis::family::PodsVerdict;
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
@@ -43,6 +45,13 @@ vocabulary! {
         NamespaceFinalizer = "namespace_finalizer" => NamespaceTerminatingFinalizers: "The namespace is empty but spec.finalizers is not (the `kubernetes` finalizer or a third party's).",
         PodsTerminating = "pods_terminating": "The namespace waits for pods stuck Terminating past their deadline (namespace deletion deletes pods first, 1.33+, and cannot finish before they are gone); the pods, their nodes and their causes are named. A pod on a lost node is covered by that node's alert.",
         Unknown = "unknown": "Terminating with no condition that explains it yet.",
+    }
+}
+
+impl PodsVerdict for NamespaceCause {
+    // About a namespace, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

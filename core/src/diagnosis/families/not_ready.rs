@@ -23,6 +23,8 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message};
 
 use super::pod_finding::{events_of, has_waiting_container, pod_finding};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a Running pod is not Ready (anomaly `pod_not_ready`).
@@ -31,6 +33,12 @@ vocabulary! {
         ContainersNotReady = "containers_not_ready": "Ready=False with reason ContainersNotReady and no readiness probe failure reported: a container is not running or not ready for another reason (it may have no probe event yet, or events aged out).",
         ReadinessGate = "readiness_gate": "The containers are ready but a readiness gate's condition (spec.readinessGates) is False or missing (reason ReadinessGatesNotReady): the controller that should set it (a load balancer controller, ...) has not.",
         Unknown = "unknown": "Not Ready for none of the reasons above (for instance a Ready condition with no reason).",
+    }
+}
+
+impl PodsVerdict for NotReadyCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::NotReady
     }
 }
 

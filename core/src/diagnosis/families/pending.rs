@@ -16,6 +16,8 @@ use crate::diagnosis::placement::pod_may_use;
 use crate::diagnosis::vocabulary::vocabulary;
 
 use super::pod_finding::{events_of, pod_finding};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, PendingDetail, Settings};
 
 vocabulary! {
@@ -56,6 +58,12 @@ vocabulary! {
         ClaimsPending = "claims_pending": "No PodScheduled condition long after creation, and the pod claims devices (spec.resourceClaims): the scheduler holds it until its ResourceClaims exist and are usable (DRA PreEnqueue, which writes no condition), not a scheduler outage. The message names the claims not generated yet and the ResourceClaim controller's FailedResourceClaimCreation event; a claim the listed ResourceClaims show missing or being deleted makes the cause claim_missing or claim_deleting. Also the scheduler's own word with classic DRA (1.26-1.31, a control-plane driver allocates): it chose a node and waits for the driver (\"waiting for resource driver to allocate resource\", \"... to provide information\").",
         SchedulingGated = "scheduling_gated" [quiet]: "Held by spec.schedulingGates on purpose, for less than --gated-after (30 minutes by default); informational, not alerted on.",
         GatedTooLong = "gated_too_long" => PodSchedulingGated: "Held by spec.schedulingGates longer than --gated-after (30 minutes by default): the controller that owns a gate (Kueue admission, a custom controller) has not removed it. The gates are named in the message.",
+    }
+}
+
+impl PodsVerdict for PendingCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::Pending
     }
 }
 

@@ -31,6 +31,8 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Message, RefusedDetail};
 
 use super::pod_finding::object_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why the API server refuses a controller's pods (anomaly `pod_create_refused`),
@@ -47,6 +49,13 @@ vocabulary! {
         NamespaceTerminating = "namespace_terminating": "The namespace is being deleted: it admits no new content.",
         InvalidSpec = "invalid_spec": "Validation rejects the pod template (Pod \"x\" is invalid: ...).",
         Other = "other": "Another refusal or error of the API server (the message is kept).",
+    }
+}
+
+impl PodsVerdict for RefusalCause {
+    // About a controller whose pods are refused, not a pod.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

@@ -14,6 +14,8 @@ use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 
 use super::pod_finding::pod_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a pod's in-place resize is not made (anomaly `pod_resize`).
@@ -21,6 +23,13 @@ vocabulary! {
         Infeasible = "infeasible": "PodResizePending, reason Infeasible: the node can never fit the new requests (\"Node didn't have enough capacity: memory, requested: ..., capacity: ...\"), or the CPU or Memory Manager static policy, or swap, forbids resizing this pod in place. The kubelet does not try again: change the request, or let the pod be recreated elsewhere.",
         Deferred = "deferred": "PodResizePending, reason Deferred: the new requests would fit the node but not beside what runs there now (\"Node didn't have enough resource: cpu, requested: ..., used: ..., capacity: ...\"); the kubelet retries when room frees.",
         Failed = "failed": "PodResizeInProgress, reason Error: the kubelet accepted the resize but making it failed (the runtime refused, or a memory limit below what the container uses).",
+    }
+}
+
+impl PodsVerdict for ResizeCause {
+    // A resize not made leaves the pod running: the controller has nothing of its own to say.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

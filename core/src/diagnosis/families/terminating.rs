@@ -27,6 +27,8 @@ use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input};
 use crate::model::{Cluster, Kind, Pod, Readiness, Time, unix_seconds};
 
 use super::pod_finding::pod_finding;
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// Why a pod is still Terminating (anomaly `pod_terminating`).
@@ -39,6 +41,12 @@ vocabulary! {
         ContainersRunning = "containers_running" => PodTerminatingContainersRunning: "Past the deadline with a container still running (or a kill that failed): the runtime does not stop it.",
         CleanupPending = "cleanup_pending" => PodTerminatingCleanupStuck: "Past the deadline, no container running, no finalizer: the kubelet has not reclaimed the pod's volumes or cgroups (an unmount that fails, a busy device).",
         Unknown = "unknown": "Past the deadline for none of the reasons above (for instance a pod never bound to a node).",
+    }
+}
+
+impl PodsVerdict for TerminatingCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::Terminating
     }
 }
 

@@ -23,11 +23,19 @@ use crate::diagnosis::{Anomaly, Cause, Detail, Finding, Input, Settings, StuckDe
 
 use super::not_ready::of_finished_job;
 use super::pod_finding::{events_of, on_node_since, pod_finding};
+use crate::diagnosis::VerdictCause;
+use crate::diagnosis::family::PodsVerdict;
 
 vocabulary! {
     /// A pod stuck for a reason no other anomaly names (anomaly `pod_stuck`).
     pub enum StuckCause {
         Unknown = "unknown": "No anomaly explains the pod: its phase, conditions and last warning events are in the finding.",
+    }
+}
+
+impl PodsVerdict for StuckCause {
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 

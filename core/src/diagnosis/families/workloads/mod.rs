@@ -25,11 +25,12 @@ use std::collections::BTreeMap;
 
 use foldhash::HashMap;
 
+use crate::diagnosis::family::PodsVerdict;
 use crate::diagnosis::family::family;
 use crate::diagnosis::metric::{Fold, Identity, MetricFamily, Sample, since, text};
 use crate::diagnosis::vocabulary::vocabulary;
 use crate::diagnosis::{
-    Anomaly, Cause, CrashLoopCause, Detail, Finding, Input, Owner, Scope, VerdictDetail, Verdicts,
+    Anomaly, Cause, Detail, Finding, Input, Owner, Scope, VerdictDetail, Verdicts,
 };
 use crate::model::{Kind, Meta, Name, Pod, Time};
 
@@ -64,6 +65,13 @@ vocabulary! {
         RunningLong = "running_long": "The Job has been active longer than --job-after and its pods run without any finding: slow, or waiting for something that never comes.",
         Failed = "failed": "The controller failed it for a reason not in this list (the message is kept).",
         Unknown = "unknown": "Nothing says why.",
+    }
+}
+
+impl PodsVerdict for VerdictCause {
+    // About a controller (or a pod of none), not the pods a verdict counts.
+    fn pods_verdict(self) -> VerdictCause {
+        VerdictCause::PodStuck
     }
 }
 
@@ -245,37 +253,7 @@ struct Explanation {
 
 /// The workload-level cause of a pod's finding.
 fn verdict_of(f: &Finding) -> VerdictCause {
-    match f.cause {
-        Cause::ImagePull(_) => VerdictCause::ImagePull,
-        Cause::CrashLoop(CrashLoopCause::OomKilled) => VerdictCause::OomKilled,
-        Cause::CrashLoop(_) => VerdictCause::CrashLoop,
-        Cause::ContainerConfig(_) => VerdictCause::ContainerConfig,
-        Cause::ContainerCreating(_) => VerdictCause::ContainerCreating,
-        Cause::InitContainerRunning(_) => VerdictCause::InitContainer,
-        Cause::PodPending(_) => VerdictCause::Pending,
-        Cause::PodNotReady(_) => VerdictCause::NotReady,
-        Cause::PodTerminating(_) => VerdictCause::Terminating,
-        Cause::PodEvicted(_) => VerdictCause::Evicted,
-        // Every other anomaly by name, so that a new one makes the compiler
-        // ask what its pods' controller should say.
-        Cause::PodResize(_) | Cause::PodStuck(_) => VerdictCause::PodStuck,
-        // Findings about other objects than a pod are no pod's cause.
-        Cause::RecreateBlocked(_)
-        | Cause::StatefulSetBlocked(_)
-        | Cause::JobBlocked(_)
-        | Cause::NamespaceTerminating(_)
-        | Cause::DaemonSetUnscheduled(_)
-        | Cause::PodCreateRefused(_)
-        | Cause::RolloutStuck(_)
-        | Cause::StatefulSetUpdateStuck(_)
-        | Cause::DaemonSetRolloutStuck(_)
-        | Cause::JobFailed(_)
-        | Cause::JobNotCompleted(_)
-        | Cause::PodFailed(_)
-        | Cause::ClaimStuck(_)
-        | Cause::CronJobNotRunning(_)
-        | Cause::NodeDrainBlocked(_) => VerdictCause::PodStuck,
-    }
+    f.cause.pods_verdict()
 }
 
 /// The cause most of `findings` share (ties to the earlier in the
