@@ -35,8 +35,8 @@ fn image_pull_finding(objects: &[Value], pod: &str) -> (String, String, String, 
             } = &**d;
             (
                 f.cause.to_string(),
-                registry.clone(),
-                waiting_reason.clone(),
+                registry.to_string(),
+                waiting_reason.to_string(),
                 f.message.to_string(),
             )
         }

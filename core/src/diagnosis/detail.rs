@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::diagnosis::wording::count;
-use crate::model::{HostPort, Time};
+use crate::model::{HostPort, Name, Time};
 
 use super::{PendingCause, ProbeFailure, TerminatingCause};
 
@@ -49,7 +49,7 @@ pub enum Detail {
     Stuck(Box<StuckDetail>),
     Evicted(Box<EvictedDetail>),
     ContainerConfig {
-        waiting_reason: String,
+        waiting_reason: Name,
     },
     DaemonSet(Box<DaemonSetDetail>),
     Claim {
@@ -98,10 +98,11 @@ pub struct PendingDetail {
 /// The facts of [`Detail::ImagePull`], boxed (see [`Detail`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePullDetail {
-    pub image: String,
-    pub registry: String,
+    /// The model's interned copies: a failing registry's pods share them.
+    pub image: Name,
+    pub registry: Name,
     /// ErrImagePull, ImagePullBackOff, ImageInspectError, ...
-    pub waiting_reason: String,
+    pub waiting_reason: Name,
 }
 
 /// The facts of [`Detail::Verdict`], boxed (see [`Detail`]).

@@ -378,8 +378,10 @@ impl From<Condition> for PodCondition {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContainerStatus {
-    pub name: String,
-    pub image: String,
+    /// Interned: the pods of one controller name their containers and
+    /// images alike.
+    pub name: Name,
+    pub image: Name,
     pub ready: bool,
     /// `started`: false until the startup probe (if any) passes and a
     /// postStart hook returns; the kubelet starts the init containers after a
@@ -401,7 +403,8 @@ pub struct ContainerState {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Waiting {
-    pub reason: String,
+    /// Interned: a handful of reasons (ImagePullBackOff, CrashLoopBackOff, ...).
+    pub reason: Name,
     pub message: String,
 }
 
@@ -414,7 +417,8 @@ pub struct Running {
 pub struct Terminated {
     pub exit_code: i32,
     pub signal: Option<i32>,
-    pub reason: String,
+    /// Interned, as a waiting reason is.
+    pub reason: Name,
     pub message: String,
     pub started_at: Option<Time>,
     pub finished_at: Option<Time>,

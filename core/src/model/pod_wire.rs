@@ -509,8 +509,8 @@ impl ContainerStatusWire<'_> {
 
     fn into_status(self) -> Result<ContainerStatus, String> {
         Ok(ContainerStatus {
-            name: self.name.owned(),
-            image: self.image.owned(),
+            name: Name::interned(&self.name.0),
+            image: Name::interned(&self.image.0),
             ready: self.ready,
             started: self.started,
             restart_count: self.restart_count,
@@ -527,7 +527,7 @@ fn state(wire: Option<StateWire<'_>>) -> Result<ContainerState, String> {
     Ok(ContainerState {
         waiting: wire.waiting.map(|w| {
             Box::new(Waiting {
-                reason: w.reason.owned(),
+                reason: Name::interned(&w.reason.0),
                 message: w.message.owned(),
             })
         }),
@@ -543,7 +543,7 @@ fn state(wire: Option<StateWire<'_>>) -> Result<ContainerState, String> {
                 signal: t.signal,
                 started_at: time(t.started_at)?,
                 finished_at: time(t.finished_at)?,
-                reason: t.reason.owned(),
+                reason: Name::interned(&t.reason.0),
                 message: t.message.owned(),
             })),
             None => None,

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::diagnosis::moment::Moment;
 use crate::model::{
-    ContainerKind, ContainerStatus, Event, Pod, PodPhase, Terminated, Time, Waiting,
+    ContainerKind, ContainerStatus, Event, Name, Pod, PodPhase, Terminated, Time, Waiting,
 };
 
 use crate::diagnosis::VerdictCause;
@@ -172,7 +172,7 @@ const METRICS: &[MetricFamily] = &[
         aggregate: false,
         samples: |f| {
             let (image, registry) = match &f.detail {
-                Detail::ImagePull(pull) => (pull.image.clone(), pull.registry.clone()),
+                Detail::ImagePull(pull) => (pull.image.to_string(), pull.registry.to_string()),
                 _ => Default::default(),
             };
             since(f, vec![text(&f.node), image, registry, f.cause.to_string()])
@@ -189,7 +189,7 @@ const METRICS: &[MetricFamily] = &[
         aggregate: false,
         samples: |f| {
             let registry = match &f.detail {
-                Detail::ImagePull(pull) => pull.registry.clone(),
+                Detail::ImagePull(pull) => pull.registry.to_string(),
                 _ => String::new(),
             };
             one(vec![text(&f.node), registry, f.cause.to_string()], 1.0)
@@ -461,7 +461,7 @@ fn image_pull(c: &Stuck) -> Finding {
         first_seen(&pull_failures).or_else(|| on_node_since(pod)),
         message,
         Detail::ImagePull(Box::new(ImagePullDetail {
-            registry: registry_host(&image),
+            registry: Name::interned(&registry_host(&image)),
             image,
             waiting_reason: waiting.reason.clone(),
         })),

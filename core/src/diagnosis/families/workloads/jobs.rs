@@ -61,7 +61,8 @@ fn failed_pod(pod: &Pod) -> Option<(VerdictCause, &'static str, Option<String>, 
         ));
     }
     pod.container_statuses().find_map(|(_, s)| {
-        termination(s).map(|(cause, pod_cause, at)| (cause, pod_cause, Some(s.name.clone()), at))
+        termination(s)
+            .map(|(cause, pod_cause, at)| (cause, pod_cause, Some(s.name.to_string()), at))
     })
 }
 
