@@ -64,27 +64,58 @@ impl Format {
 
 /// The classic form of the findings' parts last written, each beside the
 /// OpenMetrics part it was made from: a part kept since (the same `Arc`) is
-/// not converted again.
+/// not converted again. The classic form is held as slices of the part
+/// itself where the two read alike (every sample line, most headers), and
+/// only the lines that differ as text of their own: a storm's findings'
+/// text (tens of MB) is held once, not once per format.
 #[derive(Default)]
-pub(crate) struct ClassicParts(Mutex<Vec<(Arc<str>, Arc<str>)>>);
+pub(crate) struct ClassicParts(Mutex<Vec<(Arc<str>, Vec<Bytes>)>>);
 
 impl ClassicParts {
-    fn of(&self, parts: &[Arc<str>]) -> Vec<Arc<str>> {
+    fn of(&self, parts: &[Arc<str>]) -> Vec<Bytes> {
         let mut known = self.0.lock();
-        let classic: Vec<(Arc<str>, Arc<str>)> = parts
+        let classic: Vec<(Arc<str>, Vec<Bytes>)> = parts
             .iter()
             .map(|part| {
                 let converted = known
                     .iter()
                     .find(|(from, _)| Arc::ptr_eq(from, part))
-                    .map_or_else(|| to_classic(part).into(), |(_, to)| to.clone());
+                    .map_or_else(|| classic_slices(part), |(_, to)| to.clone());
                 (part.clone(), converted)
             })
             .collect();
-        let written = classic.iter().map(|(_, to)| to.clone()).collect();
+        let written = classic.iter().flat_map(|(_, to)| to.clone()).collect();
         *known = classic;
         written
     }
+}
+
+/// The classic form of a kept part: slices of it where the line is the
+/// same, text of its own where the line is rewritten.
+fn classic_slices(part: &Arc<str>) -> Vec<Bytes> {
+    let whole = Bytes::from_owner(Text(part.clone()));
+    let mut out: Vec<Bytes> = Vec::new();
+    let mut same: Option<std::ops::Range<usize>> = None;
+    let flush = |same: &mut Option<std::ops::Range<usize>>, out: &mut Vec<Bytes>| {
+        if let Some(range) = same.take() {
+            out.push(whole.slice(range));
+        }
+    };
+    classic_pieces(part, |piece| match piece {
+        Piece::Same(range) => match &mut same {
+            Some(open) if open.end == range.start => open.end = range.end,
+            _ => {
+                flush(&mut same, &mut out);
+                same = Some(range);
+            }
+        },
+        Piece::New(text) => {
+            flush(&mut same, &mut out);
+            out.push(Bytes::from(text));
+        }
+    });
+    flush(&mut same, &mut out);
+    out
 }
 
 /// A scrape's parts in `format`, in order. Each part holds whole families, so
@@ -92,7 +123,11 @@ impl ClassicParts {
 pub(crate) fn scrape_parts(scrape: Scrape, format: Format, classic: &ClassicParts) -> Vec<Bytes> {
     let kept = |part: Arc<str>| Bytes::from_owner(Text(part));
     let (own, findings, rest) = match format {
-        Format::OpenMetrics => (scrape.own, scrape.findings.to_vec(), scrape.rest),
+        Format::OpenMetrics => (
+            scrape.own,
+            scrape.findings.iter().cloned().map(kept).collect(),
+            scrape.rest,
+        ),
         Format::Classic => (
             to_classic(&scrape.own),
             classic.of(&scrape.findings),
@@ -100,7 +135,7 @@ pub(crate) fn scrape_parts(scrape: Scrape, format: Format, classic: &ClassicPart
         ),
     };
     std::iter::once(Bytes::from(own))
-        .chain(findings.into_iter().map(kept))
+        .chain(findings)
         .chain(std::iter::once(Bytes::from(rest)))
         .filter(|part| !part.is_empty())
         .collect()
@@ -156,16 +191,55 @@ impl Body for Parts {
     }
 }
 
+/// A piece of the classic form of an OpenMetrics text: a byte range of it
+/// that reads the same (whole lines with their newline), or a rewritten line.
+enum Piece {
+    Same(std::ops::Range<usize>),
+    New(String),
+}
+
 /// Rewrites OpenMetrics text as the classic text format: counters are typed
 /// under their `_total` name, info metrics become gauges, `# UNIT` and `# EOF`
 /// go, and `_created` samples are dropped.
 pub(crate) fn to_classic(openmetrics: &str) -> String {
     let mut out = String::with_capacity(openmetrics.len());
-    // Family name → its rewritten name, for the HELP line that precedes TYPE.
-    let lines: Vec<&str> = openmetrics.lines().collect();
+    classic_pieces(openmetrics, |piece| match piece {
+        Piece::Same(range) => out.push_str(&openmetrics[range]),
+        Piece::New(text) => out.push_str(&text),
+    });
+    out
+}
+
+/// The classic form of `openmetrics`, piece by piece, in order.
+fn classic_pieces(openmetrics: &str, mut emit: impl FnMut(Piece)) {
+    // Each line with its start and whether it ends in a newline.
+    let mut lines: Vec<(usize, &str, bool)> = Vec::new();
+    let mut start = 0;
+    for raw in openmetrics.split_inclusive('\n') {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        lines.push((start, line, raw.len() > line.len()));
+        start += raw.len();
+    }
+    // A line kept as it is: with its newline, or given one.
+    fn keep(emit: &mut impl FnMut(Piece), (start, line, newline): (usize, &str, bool)) {
+        emit(Piece::Same(
+            start..start + line.len() + usize::from(newline),
+        ));
+        if !newline {
+            emit(Piece::New("\n".to_string()));
+        }
+    }
+    let renamed = |name: &str, kind: &str| -> (String, String) {
+        match kind {
+            "counter" => (format!("{name}_total"), "counter".to_string()),
+            "info" => (format!("{name}_info"), "gauge".to_string()),
+            "unknown" => (name.to_string(), "untyped".to_string()),
+            other => (name.to_string(), other.to_string()),
+        }
+    };
     let mut i = 0;
     while i < lines.len() {
-        let line = lines[i];
+        let (_, line, _) = lines[i];
         if line == "# EOF" || line.starts_with("# UNIT ") {
             i += 1;
             continue;
@@ -173,50 +247,57 @@ pub(crate) fn to_classic(openmetrics: &str) -> String {
         if let Some(rest) = line.strip_prefix("# HELP ") {
             let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
             // The TYPE line follows HELP in prometheus-client's output.
-            let kind = lines
+            let typed = lines
                 .get(i + 1)
-                .and_then(|l| l.strip_prefix("# TYPE "))
+                .and_then(|(_, l, _)| l.strip_prefix("# TYPE "))
                 .and_then(|t| t.split_once(' '))
-                .filter(|(n, _)| *n == name)
-                .map(|(_, k)| k)
-                .unwrap_or("unknown");
-            let (classic_name, classic_kind) = match kind {
-                "counter" => (format!("{name}_total"), "counter"),
-                "info" => (format!("{name}_info"), "gauge"),
-                "unknown" => (name.to_string(), "untyped"),
-                other => (name.to_string(), other),
-            };
-            out.push_str(&format!(
-                "# HELP {classic_name} {help}\n# TYPE {classic_name} {classic_kind}\n"
-            ));
-            i += if lines.get(i + 1).is_some_and(|l| l.starts_with("# TYPE ")) {
+                .filter(|(n, _)| *n == name);
+            let kind = typed.map_or("unknown", |(_, k)| k);
+            let (classic_name, classic_kind) = renamed(name, kind);
+            let header =
+                format!("# HELP {classic_name} {help}\n# TYPE {classic_name} {classic_kind}\n");
+            let next = if lines
+                .get(i + 1)
+                .is_some_and(|(_, l, _)| l.starts_with("# TYPE "))
+            {
                 2
             } else {
                 1
             };
+            // A gauge's header, HELP and TYPE as written, is kept as it is.
+            let written: String = lines[i..i + next]
+                .iter()
+                .map(|(_, l, _)| format!("{l}\n"))
+                .collect();
+            if header == written {
+                for line in &lines[i..i + next] {
+                    keep(&mut emit, *line);
+                }
+            } else {
+                emit(Piece::New(header));
+            }
+            i += next;
             continue;
         }
         if let Some(rest) = line.strip_prefix("# TYPE ") {
             // A TYPE without HELP.
             let (name, kind) = rest.split_once(' ').unwrap_or((rest, "unknown"));
-            let (n, k) = match kind {
-                "counter" => (format!("{name}_total"), "counter"),
-                "info" => (format!("{name}_info"), "gauge"),
-                "unknown" => (name.to_string(), "untyped"),
-                other => (name.to_string(), other),
-            };
-            out.push_str(&format!("# TYPE {n} {k}\n"));
+            let (n, k) = renamed(name, kind);
+            let header = format!("# TYPE {n} {k}\n");
+            if header == format!("{line}\n") {
+                keep(&mut emit, lines[i]);
+            } else {
+                emit(Piece::New(header));
+            }
             i += 1;
             continue;
         }
         let metric_name = line.split(['{', ' ']).next().unwrap_or("");
         if !metric_name.ends_with("_created") {
-            out.push_str(line);
-            out.push('\n');
+            keep(&mut emit, lines[i]);
         }
         i += 1;
     }
-    out
 }
 
 #[cfg(test)]
@@ -290,18 +371,45 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_part_is_converted_once() {
+    fn a_kept_part_is_converted_once_and_its_lines_are_not_copied() {
         let classic = ClassicParts::default();
         let kept = findings();
         let first = classic.of(&kept);
+        assert_eq!(joined(&first), to_classic(&kept.concat()));
+        // The gauge's HELP and TYPE, then its sample (its UNIT line cut
+        // out): slices of the kept text itself.
+        let within = |b: &Bytes, part: &str| {
+            let range = part.as_ptr() as usize..part.as_ptr() as usize + part.len();
+            range.contains(&(b.as_ptr() as usize))
+        };
+        assert_eq!(first.len(), 3 + 1, "{first:?}");
+        assert!(first[..2].iter().all(|b| within(b, &kept[0])));
+        assert_eq!(&first[1][..], b"b{pod=\"p\"} 1.5\n");
+        // The counter's header is rewritten; its sample is a slice.
+        assert!(!within(&first[2], &kept[1]) && within(&first[3], &kept[1]));
         let again = classic.of(&kept);
-        assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+        assert!(
+            first
+                .iter()
+                .zip(&again)
+                .all(|(a, b)| a.as_ptr() == b.as_ptr())
+        );
         // A family encoded again is converted again, the other is still kept.
         let changed = vec![kept[0].clone(), Arc::from(&*kept[1])];
         let after = classic.of(&changed);
-        assert!(Arc::ptr_eq(&after[0], &first[0]));
-        assert!(!Arc::ptr_eq(&after[1], &first[1]));
-        assert_eq!(after[1], first[1]);
+        assert_eq!(after[0].as_ptr(), first[0].as_ptr());
+        assert_ne!(after[3].as_ptr(), first[3].as_ptr());
+        assert_eq!(joined(&after), joined(&first));
+    }
+
+    #[test]
+    fn text_without_a_last_newline_reads_as_it_did() {
+        assert_eq!(
+            to_classic("# HELP b G.\n# TYPE b gauge\nb 1"),
+            "# HELP b G.\n# TYPE b gauge\nb 1\n"
+        );
+        let part: Arc<str> = "# TYPE b gauge\nb 1".into();
+        assert_eq!(joined(&classic_slices(&part)), "# TYPE b gauge\nb 1\n");
     }
 
     #[tokio::test]
