@@ -69,8 +69,17 @@ impl de::Error for Error {
 
 /// Decodes `text` as one JSON value into `T`.
 pub fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
+    from_str_seed(text, std::marker::PhantomData::<T>)
+}
+
+/// Decodes `text` as one JSON value with `seed`: a decoding that carries
+/// what the caller knows (how many items to make room for).
+pub fn from_str_seed<'de, S: DeserializeSeed<'de>>(
+    text: &'de str,
+    seed: S,
+) -> Result<S::Value, Error> {
     let mut de = Deserializer::new(text);
-    let value = T::deserialize(&mut de).map_err(|e| de.located(e))?;
+    let value = seed.deserialize(&mut de).map_err(|e| de.located(e))?;
     if de.skip_ws().is_some() {
         return Err(de.error("trailing characters"));
     }

@@ -62,9 +62,16 @@ impl ChangeLog {
         }
     }
 
+    /// Whether changes to controllers are logged now: when they are not (no
+    /// judgement has asked yet, as through a first list, or everything
+    /// changed already), what would name them need not be built.
+    pub(super) fn logs_controllers(&self) -> bool {
+        self.tracking && !self.changes.everything
+    }
+
     /// A change to the controller `kind` `key`, or to its pods or ReplicaSets.
     pub(super) fn controller(&mut self, kind: &str, key: ObjectKey) {
-        if self.tracking && !self.changes.everything {
+        if self.logs_controllers() {
             self.changes.controllers.insert((kind.to_string(), key));
         }
     }

@@ -91,10 +91,17 @@ impl Cluster {
     pub fn apply(&mut self, object: Object) {
         self.listed(object.kind());
         let key = object.key();
-        // A relist brings every pod again, most of them as they were: those
-        // change nothing, and are not logged as changed.
-        let unchanged = matches!(&object, Object::Pod(pod)
-            if self.pods.get(&key).is_some_and(|held| **held == *pod));
+        // The pod held under this key, looked up once: whether it is the
+        // same (a relist brings every pod again, most of them as they were:
+        // those change nothing, and are not logged as changed) and whether
+        // the new one sits in the same index entries.
+        let (unchanged, alike) = match &object {
+            Object::Pod(pod) => match self.pods.get(&key) {
+                Some(held) => (**held == *pod, Some(indexed_alike(held, pod))),
+                None => (false, None),
+            },
+            _ => (false, None),
+        };
         if unchanged {
             return;
         }
@@ -105,18 +112,19 @@ impl Cluster {
             _ => {}
         }
         match object {
-            Object::Pod(pod) => match self.pods.get_mut(&key) {
+            Object::Pod(pod) => {
                 // Most updates are status changes of a pod that stays where the
                 // indexes have it: replace it in place, no index touched.
-                Some(held) if indexed_alike(held, &pod) => {
+                if alike == Some(true)
+                    && let Some(held) = self.pods.get_mut(&key)
+                {
                     let pod = Arc::new(pod);
                     if let Some(unsettled) = self.unsettled_pods.get_mut(&key) {
                         *unsettled = pod.clone();
                     }
                     *held = pod;
-                }
-                held => {
-                    if held.is_some() {
+                } else {
+                    if alike.is_some() {
                         self.unindex_pod(&key);
                     }
                     let key = Arc::new(key);
@@ -124,7 +132,7 @@ impl Cluster {
                     self.index_pod(&key, &pod);
                     self.pods.insert(key, pod);
                 }
-            },
+            }
             Object::Node(node) => {
                 self.nodes.insert(key.name, node);
             }
@@ -331,13 +339,18 @@ impl Cluster {
         if kind != Kind::Event {
             self.changes.object();
         }
-        if kind.is_namespaced() && !matches!(kind, Kind::Pod | Kind::Event) {
+        if kind.is_namespaced()
+            && !matches!(kind, Kind::Pod | Kind::Event)
+            && self.changes.logs_controllers()
+        {
             self.changes.controller(kind.as_str(), key.clone());
         }
         match kind {
             Kind::Pod => {
                 self.changes.pod(key, pods);
-                if let Some(held) = self.pods.get(key) {
+                if self.changes.logs_controllers()
+                    && let Some(held) = self.pods.get(key)
+                {
                     let meta = &held.metadata;
                     Self::controller_of_changed(&mut self.changes, meta);
                 }
@@ -366,7 +379,9 @@ impl Cluster {
 
     /// Notes that what `meta` is controlled by changed (one of its objects did).
     fn controller_of_changed<L>(changes: &mut ChangeLog, meta: &Meta<L>) {
-        if let Some(c) = meta.controller() {
+        if changes.logs_controllers()
+            && let Some(c) = meta.controller()
+        {
             changes.controller(
                 &c.kind,
                 ObjectKey::new(meta.namespace.clone(), c.name.as_str()),

@@ -125,22 +125,23 @@ impl LiveState {
                 seen.reserve(expected.saturating_sub(seen.len()));
             }
             for object in objects {
-                let key = object.key();
-                // Only a list that found objects held can replace one.
-                let replaced = listing.seen.is_some()
-                    && held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
-                if replaced {
-                    let now = Time::now();
-                    observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
+                // Only a list that found objects held can replace one, and
+                // only it keeps the keys it named (a first list needs none).
+                if let Some(seen) = &mut listing.seen {
+                    let key = object.key();
+                    let replaced =
+                        held_uid(&cluster, kind, &key).is_some_and(|old| Some(old) != object.uid());
+                    if replaced {
+                        let now = Time::now();
+                        observations.extend(vanished(&mut transitions, &cluster, kind, &key, now));
+                    }
+                    seen.insert(key);
                 }
                 if let Object::Pod(new) = &object {
                     // Pods listed Ready are not new starts.
                     transitions.pods_listed([new]);
                 }
                 cluster.apply(object);
-                if let Some(seen) = &mut listing.seen {
-                    seen.insert(key);
-                }
                 listing.objects += 1;
             }
         }
