@@ -127,15 +127,15 @@ impl<'de> Deserialize<'de> for Pod {
         // (diagnosis/families/workloads/jobs.rs reads every status).
         let job_running = pod.status.phase == PodPhase::Running
             && pod.metadata.controller().is_some_and(|c| c.kind == "Job");
-        let restarted = |s: &Deferred<Vec<ContainerStatusWire>>| {
+        let may_restart = |s: &Deferred<Vec<ContainerStatusWire>>| {
             job_running
                 && s.may_name(&TERMINATED, |s| {
                     s.iter().any(ContainerStatusWire::ran_before)
                 })
         };
         let (regular, init) = (status.container_statuses, status.init_container_statuses);
-        let in_place = restarted(&regular) || restarted(&init);
-        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) && !in_place {
+        let may_have_restarted = may_restart(&regular) || may_restart(&init);
+        if pod.is_settled() && !may_wait(&regular) && !may_wait(&init) && !may_have_restarted {
             regular.skip()?;
             init.skip()?;
             return Ok(pod);
