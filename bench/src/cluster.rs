@@ -186,6 +186,8 @@ pub fn pull_failed_event_again(i: usize, nodes: usize, revision: usize) -> Optio
     }
     let mut event = pull_failed_event(i);
     event["count"] = json!(12 + revision);
+    let last = jiff::Timestamp::from_second(1_717_233_600 + revision as i64).ok()?;
+    event["lastTimestamp"] = json!(last.to_string());
     Some(event)
 }
 
