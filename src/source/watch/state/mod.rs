@@ -146,14 +146,7 @@ impl LiveState {
 
     /// The findings of the moment: those kept when they still describe the
     /// model (or, with a freshness, were judged recently enough), else judged
-    /// now.
-    #[cfg(test)]
-    pub(crate) fn findings(&self, now: Time) -> Arc<Vec<Arc<Finding>>> {
-        self.explained(now).0
-    }
-
-    /// The findings of the moment (as [`LiveState::findings`]) and the root
-    /// causes that explain them, found together.
+    /// now; and the root causes that explain them, found together.
     pub(crate) fn explained(&self, now: Time) -> (Arc<Vec<Arc<Finding>>>, Arc<RootCauses>) {
         let judged = self
             .kept
@@ -195,7 +188,15 @@ impl LiveState {
         {
             last.roots.clone()
         } else {
-            Arc::new(RootCauses::of(&cluster, &findings))
+            // Found again alike (an object changed that explains nothing, as
+            // a storm's newly crash-looping pod does): the kept ones, so that
+            // what was made of them (their text, compressed) is kept too.
+            let found = RootCauses::of(&cluster, &findings);
+            if *last.roots == found {
+                last.roots.clone()
+            } else {
+                Arc::new(found)
+            }
         };
         drop(cluster);
         self.telemetry.judged(started.elapsed().as_secs_f64());

@@ -242,7 +242,7 @@ fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Time) {
         .filter(|n| !n.is_empty())
         .collect();
     namespaces.dedup();
-    let mut last = live.findings(now);
+    let (mut last, mut last_roots) = live.explained(now);
     for (i, step) in steps.iter().enumerate() {
         let (generation, held_until) = (live.kept.generation(), live.kept.latest().until);
         match step {
@@ -312,7 +312,16 @@ fn run(steps: &[Step], start_before: u32, pool: &[Object], as_of: Time) {
                 .map(|f| (&f.name, f.cause, &f.message))
                 .collect::<Vec<_>>()
         );
+        // Root causes found again alike are the set kept before, for the
+        // same reason (their text, and its compressed form).
+        if *roots == *last_roots {
+            assert!(
+                Arc::ptr_eq(&roots, &last_roots),
+                "step {i} ({step:?}): the same root causes were handed out as another set"
+            );
+        }
         last = kept;
+        last_roots = roots;
     }
 }
 
