@@ -72,7 +72,8 @@ impl Format {
 pub(crate) struct ClassicParts(Mutex<Vec<(Arc<str>, Vec<Bytes>)>>);
 
 impl ClassicParts {
-    fn of(&self, parts: &[Arc<str>]) -> Vec<Bytes> {
+    /// The classic form of each of `parts`, in order.
+    fn of(&self, parts: &[Arc<str>]) -> Vec<Vec<Bytes>> {
         let mut known = self.0.lock();
         let classic: Vec<(Arc<str>, Vec<Bytes>)> = parts
             .iter()
@@ -84,7 +85,7 @@ impl ClassicParts {
                 (part.clone(), converted)
             })
             .collect();
-        let written = classic.iter().flat_map(|(_, to)| to.clone()).collect();
+        let written = classic.iter().map(|(_, to)| to.clone()).collect();
         *known = classic;
         written
     }
@@ -118,14 +119,35 @@ fn classic_slices(part: &Arc<str>) -> Vec<Bytes> {
     out
 }
 
-/// A scrape's parts in `format`, in order. Each part holds whole families, so
-/// the classic form of the parts is the classic form of the whole.
-pub(crate) fn scrape_parts(scrape: Scrape, format: Format, classic: &ClassicParts) -> Vec<Bytes> {
-    let kept = |part: Arc<str>| Bytes::from_owner(Text(part));
+/// A stretch of a scrape's text as it is written: the form of one kept
+/// findings part, or text of this scrape alone.
+pub(crate) struct Section {
+    /// The kept part this is the form of: what is made of it (its compressed
+    /// form) may be kept for as long as the part is.
+    pub(crate) kept: Option<Arc<str>>,
+    pub(crate) text: Vec<Bytes>,
+}
+
+/// A scrape's sections in `format`, in order. Each kept part holds whole
+/// families, so the classic form of the parts is the classic form of the
+/// whole.
+pub(crate) fn scrape_sections(
+    scrape: Scrape,
+    format: Format,
+    classic: &ClassicParts,
+) -> Vec<Section> {
+    let alone = |text: String| Section {
+        kept: None,
+        text: vec![Bytes::from(text)],
+    };
     let (own, findings, rest) = match format {
         Format::OpenMetrics => (
             scrape.own,
-            scrape.findings.iter().cloned().map(kept).collect(),
+            scrape
+                .findings
+                .iter()
+                .map(|part| vec![Bytes::from_owner(Text(part.clone()))])
+                .collect(),
             scrape.rest,
         ),
         Format::Classic => (
@@ -134,10 +156,26 @@ pub(crate) fn scrape_parts(scrape: Scrape, format: Format, classic: &ClassicPart
             to_classic(&scrape.rest),
         ),
     };
-    std::iter::once(Bytes::from(own))
-        .chain(findings)
-        .chain(std::iter::once(Bytes::from(rest)))
-        .filter(|part| !part.is_empty())
+    let kept = scrape
+        .findings
+        .iter()
+        .zip(findings)
+        .map(|(part, text)| Section {
+            kept: Some(part.clone()),
+            text,
+        });
+    std::iter::once(alone(own))
+        .chain(kept)
+        .chain(std::iter::once(alone(rest)))
+        .collect()
+}
+
+/// The sections' text as a body writes it, in order.
+pub(crate) fn plain(sections: Vec<Section>) -> Vec<Bytes> {
+    sections
+        .into_iter()
+        .flat_map(|section| section.text)
+        .filter(|piece| !piece.is_empty())
         .collect()
 }
 
@@ -362,11 +400,18 @@ mod tests {
         );
         let classic = ClassicParts::default();
         let kept = findings();
-        let parts = scrape_parts(scrape(kept.clone()), Format::OpenMetrics, &classic);
+        let sections = scrape_sections(scrape(kept.clone()), Format::OpenMetrics, &classic);
+        assert!(Arc::ptr_eq(sections[1].kept.as_ref().unwrap(), &kept[0]));
+        assert!(sections[0].kept.is_none() && sections[3].kept.is_none());
+        let parts = plain(sections);
         assert_eq!(joined(&parts), whole);
         // The findings' families are lent to the body, not copied.
         assert_eq!(parts[1].as_ptr(), kept[0].as_ptr());
-        let parts = scrape_parts(scrape(findings()), Format::Classic, &classic);
+        let parts = plain(scrape_sections(
+            scrape(findings()),
+            Format::Classic,
+            &classic,
+        ));
         assert_eq!(joined(&parts), to_classic(&whole));
     }
 
@@ -374,7 +419,7 @@ mod tests {
     fn a_kept_part_is_converted_once_and_its_lines_are_not_copied() {
         let classic = ClassicParts::default();
         let kept = findings();
-        let first = classic.of(&kept);
+        let first = classic.of(&kept).concat();
         assert_eq!(joined(&first), to_classic(&kept.concat()));
         // The gauge's HELP and TYPE, then its sample (its UNIT line cut
         // out): slices of the kept text itself.
@@ -387,7 +432,7 @@ mod tests {
         assert_eq!(&first[1][..], b"b{pod=\"p\"} 1.5\n");
         // The counter's header is rewritten; its sample is a slice.
         assert!(!within(&first[2], &kept[1]) && within(&first[3], &kept[1]));
-        let again = classic.of(&kept);
+        let again = classic.of(&kept).concat();
         assert!(
             first
                 .iter()
@@ -396,7 +441,7 @@ mod tests {
         );
         // A family encoded again is converted again, the other is still kept.
         let changed = vec![kept[0].clone(), Arc::from(&*kept[1])];
-        let after = classic.of(&changed);
+        let after = classic.of(&changed).concat();
         assert_eq!(after[0].as_ptr(), first[0].as_ptr());
         assert_ne!(after[3].as_ptr(), first[3].as_ptr());
         assert_eq!(joined(&after), joined(&first));

@@ -5,6 +5,7 @@
 pub(crate) mod auth;
 pub(crate) mod basic_auth;
 pub(crate) mod exposition;
+mod gzip;
 pub(crate) mod runbooks;
 mod summaries;
 pub(crate) mod tls;
@@ -50,6 +51,8 @@ pub(crate) struct App {
     summaries: summaries::Summaries,
     /// The findings' families in the classic text format, as last written.
     classic: exposition::ClassicParts,
+    /// The findings' families compressed, as last written.
+    gzip: gzip::GzipParts,
     /// `--auth kubernetes`: who asks, and what they may see.
     auth: Option<Arc<Auth>>,
 }
@@ -72,6 +75,7 @@ impl App {
             source,
             summaries: Default::default(),
             classic: Default::default(),
+            gzip: Default::default(),
             auth: None,
         }
     }
@@ -101,27 +105,56 @@ impl App {
         };
         router
             .layer(middleware::from_fn(auth::security_headers))
-            // gzip whenever the client asks (Prometheus does), streamed bodies too.
+            // gzip whenever the client asks (Prometheus does), streamed bodies
+            // too; /metrics compresses its own (gzip.rs).
             .layer(tower_http::compression::CompressionLayer::new())
     }
 }
 
 async fn metrics(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     let format = Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
-    // A scrape may encode new findings or convert them: off the async workers.
+    let gzip = gzip::accepted(
+        headers
+            .get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    );
+    // A scrape may encode new findings, convert or compress them: off the
+    // async workers.
     let rendered = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
         let result = app.metrics.encode();
         app.live.telemetry.rendered(started.elapsed().as_secs_f64());
-        result.map(|scrape| exposition::scrape_parts(scrape, format, &app.classic))
+        let sections = exposition::scrape_sections(result?, format, &app.classic);
+        if gzip {
+            match app.gzip.gzip(&sections, format) {
+                Ok(compressed) => return Ok((compressed, true)),
+                // The client takes the text as it is, too.
+                Err(error) => tracing::error!(%error, "compressing /metrics failed"),
+            }
+        }
+        Ok::<_, std::fmt::Error>((exposition::plain(sections), false))
     })
     .await;
     match rendered {
-        Ok(Ok(parts)) => (
-            [(header::CONTENT_TYPE, format.content_type())],
-            axum::body::Body::new(exposition::Parts::new(parts)),
-        )
-            .into_response(),
+        Ok(Ok((parts, compressed))) => {
+            let body = axum::body::Body::new(exposition::Parts::new(parts));
+            let mut response = (
+                [
+                    (header::CONTENT_TYPE, format.content_type()),
+                    (header::VARY, "accept-encoding"),
+                ],
+                body,
+            )
+                .into_response();
+            if compressed {
+                // The compression layer leaves a response it finds encoded.
+                response.headers_mut().insert(
+                    header::CONTENT_ENCODING,
+                    header::HeaderValue::from_static("gzip"),
+                );
+            }
+            response
+        }
         Ok(Err(_)) | Err(_) => {
             tracing::error!("rendering /metrics failed");
             (

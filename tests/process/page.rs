@@ -340,11 +340,16 @@ async fn in_a_storm_the_page_is_summarised_and_paged_and_everything_is_gzipped_o
             "/metrics",
             "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5",
         ),
+        // The classic text, compressed apart from the OpenMetrics parts.
+        ("/metrics", "text/plain"),
         ("/findings", "application/json"),
         ("/", "text/html"),
     ] {
         let plain = fetch(base, path, &[("accept", accept)]).await;
         let packed = fetch(base, path, &[("accept", accept), gzip]).await;
+        // A scrape again reads the same, its kept parts compressed before.
+        let again = fetch(base, path, &[("accept", accept), gzip]).await;
+        assert_eq!(again.text.lines().count(), packed.text.lines().count());
         assert_eq!(plain.encoding, None, "{path}");
         assert_eq!(packed.encoding.as_deref(), Some("gzip"), "{path}");
         assert!(
