@@ -17,7 +17,7 @@ use crate::output::RunbookLinks;
 use crate::server::auth::reviews::KubeReviewer;
 use crate::server::auth::{self, Auth, AuthMode};
 use crate::server::web_config::WebSecurity;
-use crate::server::{App, Source, basic_auth, tls};
+use crate::server::{self, App, Source, basic_auth, tls};
 use crate::source::watch::shard::Shard;
 use crate::source::watch::{self, Freshness, LiveState, WatchOptions};
 
@@ -390,6 +390,7 @@ async fn serve_http(
     let address = listener.local_addr()?;
     let Some(security) = security else {
         tracing::info!(%address, scheme = "http", "serving /metrics");
+        let listener = listener.tap_io(|tcp| server::no_delay(tcp));
         return axum::serve(listener, router)
             .with_graceful_shutdown(shutdown_signal())
             .await
@@ -419,7 +420,10 @@ async fn serve_http(
         None => {
             tracing::info!(%address, scheme = "http", basic_auth_users = users, "serving /metrics");
             // Plain HTTP: the file's changes are looked for on each connection.
-            let listener = listener.tap_io(move |_| security.refresh());
+            let listener = listener.tap_io(move |tcp| {
+                server::no_delay(tcp);
+                security.refresh();
+            });
             axum::serve(listener, router)
                 .with_graceful_shutdown(shutdown_signal())
                 .await

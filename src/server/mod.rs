@@ -57,6 +57,16 @@ pub(crate) struct App {
     auth: Option<Arc<Auth>>,
 }
 
+/// Sends what a connection writes at once. With Nagle's algorithm on, a
+/// response written in pieces (its headers, then a gzip body a fraction of a
+/// TCP segment long) waits for the client's delayed acknowledgement, 40 ms
+/// on Linux, on every scrape.
+pub(crate) fn no_delay(tcp: &tokio::net::TcpStream) {
+    if let Err(error) = tcp.set_nodelay(true) {
+        tracing::debug!(%error, "could not set TCP_NODELAY");
+    }
+}
+
 /// How many findings one piece of a streamed `/findings` body holds.
 const FINDINGS_PER_CHUNK: usize = 256;
 

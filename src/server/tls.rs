@@ -492,7 +492,10 @@ async fn accept_loop(
 ) {
     loop {
         let (stream, peer) = match tcp.accept().await {
-            Ok(accepted) => accepted,
+            Ok((stream, peer)) => {
+                super::no_delay(&stream);
+                (stream, peer)
+            }
             Err(error) => {
                 // Out of file descriptors and the like: wait rather than spin.
                 tracing::error!(%error, "accepting a connection");
